@@ -1,0 +1,145 @@
+"""ACL Anthology XML loader: one row per paper (id, year, venue, volume, authors, title, abstract).
+
+Reads the Anthology's published XML (one file per collection, e.g. ``P18.xml``, ``2020.acl.xml``)
+from any folder. Two id schemes exist in the data:
+
+- old-style collections ``P18``, ``W18``, ``J04`` ...: the letter names the venue family
+  (P = ACL, D = EMNLP, W = workshops, ...; table ``OLD_VENUES`` below), the digits the year.
+- new-style collections ``2020.acl``, ``2021.bionlp`` ...: the part after the year is the venue.
+
+``venue`` is always a lower-case venue acronym ("acl", "emnlp", "ws", "bionlp", ...). That is
+the *venue-family* granularity: every volume of ACL 2018 (long, short, demos, SRW) is "acl".
+``volume_id`` keeps the finer level ("P18-1", "2020.acl-main") for users who want it.
+"""
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+from tqdm.auto import tqdm
+
+try:  # the shared error type (foundation); a plain ValueError is the same contract
+    from tempo_analysis.data.errors import DataError
+except ImportError:  # pragma: no cover - only while the foundation module is absent
+    DataError = ValueError
+
+COLUMNS = ["paper_id", "year", "venue", "volume_id", "authors", "title", "abstract"]
+
+# Old-style Anthology letters -> venue family acronym (https://aclanthology.org/info/ids/).
+OLD_VENUES = {
+    "A": "anlp", "C": "coling", "D": "emnlp", "E": "eacl", "F": "jeptalnrecital", "H": "hlt",
+    "I": "ijcnlp", "J": "cl", "K": "conll", "L": "lrec", "M": "muc", "N": "naacl", "O": "rocling",
+    "P": "acl", "Q": "tacl", "R": "ranlp", "S": "semeval", "T": "tinlap", "U": "alta",
+    "W": "ws", "X": "coling", "Y": "paclic",
+}
+
+_OLD_ID = re.compile(r"^([A-Z])(\d{2})$")
+_NEW_ID = re.compile(r"^(\d{4})\.([a-z0-9\-]+)$", re.IGNORECASE)
+
+
+def _text(el) -> str:
+    """All text under an element (titles carry <fixed-case>, abstracts <tex-math>), whitespace-normalised."""
+    if el is None:
+        return ""
+    return " ".join("".join(el.itertext()).split())
+
+
+def _person(el) -> str:
+    """'First Last' from <author><first/><last/></author> (either part may be missing)."""
+    first, last = _text(el.find("first")), _text(el.find("last"))
+    return " ".join(p for p in (first, last) if p)
+
+
+def parse_collection_id(collection_id: str) -> tuple[str, int | None]:
+    """(venue acronym, year from the id or None) for 'P18' -> ('acl', 2018), '2020.acl' -> ('acl', 2020)."""
+    m = _NEW_ID.match(collection_id)
+    if m:
+        return m.group(2).lower(), int(m.group(1))
+    m = _OLD_ID.match(collection_id)
+    if m:
+        yy = int(m.group(2))
+        return OLD_VENUES.get(m.group(1), m.group(1).lower()), (1900 + yy if yy >= 50 else 2000 + yy)
+    return collection_id.lower(), None
+
+
+def _paper_id(collection: str, volume: str, paper: str, url: str) -> str:
+    """The Anthology id: the paper's <url> when it is an id, otherwise rebuilt from the XML ids."""
+    if url and not url.startswith("http"):
+        return url
+    if _NEW_ID.match(collection):
+        return f"{collection}-{volume}.{paper}"
+    if collection.startswith("W"):  # workshops: 2-digit volume + 2-digit paper
+        return f"{collection}-{int(volume):02d}{int(paper):02d}" if volume.isdigit() and paper.isdigit() \
+            else f"{collection}-{volume}{paper}"
+    return f"{collection}-{volume}{int(paper):03d}" if paper.isdigit() else f"{collection}-{volume}{paper}"
+
+
+def _volume_id(collection: str, volume: str) -> str:
+    return f"{collection}-{volume}"
+
+
+def parse_acl_xml_file(path: str | Path, years: set[int] | None = None) -> list[dict]:
+    """Rows (dicts with COLUMNS) for every <paper> in one Anthology XML file."""
+    path = Path(path)
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as err:
+        raise DataError(f"acl_xml: {path} is not well-formed XML ({err}); remove or fix that file.") from err
+    if root.tag != "collection":
+        return []  # not an Anthology collection (e.g. a stray XML file): nothing to read
+    collection = root.get("id") or path.stem
+    venue, id_year = parse_collection_id(collection)
+    rows = []
+    for vol in root.iter("volume"):
+        vol_key = vol.get("id", "")
+        meta = vol.find("meta")
+        year_txt = _text(meta.find("year")) if meta is not None else ""
+        vol_year = int(year_txt[:4]) if year_txt[:4].isdigit() else id_year
+        for paper in vol.iter("paper"):
+            p_year_txt = _text(paper.find("year"))  # rare per-paper override
+            year = int(p_year_txt[:4]) if p_year_txt[:4].isdigit() else vol_year
+            if year is None or (years is not None and year not in years):
+                continue
+            rows.append({
+                "paper_id": _paper_id(collection, vol_key, paper.get("id", ""), _text(paper.find("url"))),
+                "year": int(year),
+                "venue": venue,
+                "volume_id": _volume_id(collection, vol_key),
+                "authors": [a for a in (_person(el) for el in paper.findall("author")) if a],
+                "title": _text(paper.find("title")),
+                "abstract": _text(paper.find("abstract")),
+            })
+    return rows
+
+
+def load_acl_xml(xml_dir: str | Path, years: Iterable[int] | None = None, progress: bool = True) -> pd.DataFrame:
+    """Load every ``*.xml`` collection under ``xml_dir`` into one paper table.
+
+    Columns: paper_id (str), year (int), venue (str, lower-case acronym: see module doc),
+    volume_id (str), authors (list[str], "First Last"), title (str), abstract (str, "" when the
+    paper has none). ``years`` keeps only papers from those years (e.g. ``range(2010, 2021)``).
+    Sorted by (year, paper_id); duplicate paper ids keep the first file's row.
+    """
+    xml_dir = Path(xml_dir)
+    if not xml_dir.is_dir():
+        raise FileNotFoundError(
+            f"acl_xml: xml_dir {str(xml_dir)!r} is not a folder; pass the folder holding the Anthology "
+            "XML files (e.g. ../shared/data/acl_anthology_xml/xml)."
+        )
+    files = sorted(p for p in xml_dir.glob("*.xml") if p.is_file())
+    if not files:
+        raise DataError(f"acl_xml: no *.xml files in {str(xml_dir)!r}; pass the Anthology 'xml' folder.")
+    year_set = None if years is None else {int(y) for y in years}
+    rows: list[dict] = []
+    for f in tqdm(files, desc="ACL XML", disable=not progress):
+        rows.extend(parse_acl_xml_file(f, year_set))
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    if df.empty:
+        where = f" for years {sorted(year_set)}" if year_set else ""
+        raise DataError(f"acl_xml: found no <paper> entries in {str(xml_dir)!r}{where}; check the folder and `years`.")
+    df["year"] = df["year"].astype(int)
+    df = df.drop_duplicates("paper_id", keep="first").sort_values(["year", "paper_id"], kind="stable")
+    return df.reset_index(drop=True)
