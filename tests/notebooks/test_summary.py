@@ -1,0 +1,121 @@
+"""tempo_analysis.notebook: project/data discovery and record_summary's merge into summary.json."""
+import json
+import threading
+
+import numpy as np
+import pytest
+
+from tempo_analysis import notebook as nbk
+
+
+@pytest.fixture(autouse=True)
+def _clean_env(monkeypatch):
+    for var in (nbk.ENV_DATA, nbk.ENV_SUMMARY, nbk.ENV_NOTEBOOK, "JPY_SESSION_NAME"):
+        monkeypatch.delenv(var, raising=False)
+
+
+def test_project_root_walks_up_to_pyproject(tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text("[project]\nname='x'\n")
+    deep = tmp_path / "notebooks" / "sub"
+    deep.mkdir(parents=True)
+    monkeypatch.chdir(deep)
+    assert nbk.project_root() == tmp_path.resolve()
+    assert nbk.data_dir() == tmp_path.resolve() / "data"
+    assert nbk.summary_path() == tmp_path.resolve() / "build" / "summary.json"
+
+
+def test_project_root_without_pyproject_falls_back_to_checkout_or_cwd(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    root = nbk.project_root()
+    # an editable install resolves to this checkout; a plain install to the working directory
+    checkout = nbk.Path(nbk.__file__).resolve().parent.parent
+    assert root in (checkout, tmp_path.resolve())
+    if (checkout / "pyproject.toml").exists():
+        assert root == checkout
+
+
+def test_env_overrides_data_and_summary(tmp_path, monkeypatch):
+    monkeypatch.setenv(nbk.ENV_DATA, str(tmp_path / "elsewhere"))
+    monkeypatch.setenv(nbk.ENV_SUMMARY, str(tmp_path / "s.json"))
+    assert nbk.data_dir() == (tmp_path / "elsewhere").resolve()
+    assert nbk.summary_path() == (tmp_path / "s.json").resolve()
+
+
+def test_record_summary_merges_keys_and_notebooks(tmp_path):
+    path = tmp_path / "build" / "summary.json"
+    nbk.record_summary({"stream.tempoformer.macro_f1": 0.5, "stream.n": 3}, notebook="01_stream", path=path)
+    nbk.record_summary({"stream.tempoformer.macro_f1": 0.75}, notebook="01_stream", path=path)
+    nbk.record_summary({"world.posts": 10}, notebook="00_overview.ipynb", path=path)
+    data = json.loads(path.read_text())
+    assert data["notebooks"]["01_stream"]["values"] == {"stream.tempoformer.macro_f1": 0.75, "stream.n": 3}
+    assert data["notebooks"]["00_overview"]["values"] == {"world.posts": 10}
+    assert "updated" in data["notebooks"]["01_stream"]
+    # no temporary files left behind by the atomic write
+    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == ["summary.json"]
+
+
+def test_record_summary_converts_scalars_and_flattens(tmp_path):
+    path = tmp_path / "s.json"
+    got = nbk.record_summary(
+        {"a": np.float32(0.25), "b": np.int64(7), "c": float("nan"), "d": {"e": True, "f": "x"}},
+        notebook="nb",
+        path=path,
+    )
+    assert got == {"a": 0.25, "b": 7, "c": None, "d.e": True, "d.f": "x"}
+    assert isinstance(got["b"], int)
+    assert json.loads(path.read_text())["notebooks"]["nb"]["values"]["c"] is None
+
+
+def test_record_summary_uses_env_path_and_notebook(tmp_path, monkeypatch):
+    monkeypatch.setenv(nbk.ENV_SUMMARY, str(tmp_path / "env.json"))
+    monkeypatch.setenv(nbk.ENV_NOTEBOOK, "03_diffusion")
+    nbk.record_summary({"k": 1})
+    assert json.loads((tmp_path / "env.json").read_text())["notebooks"]["03_diffusion"]["values"] == {"k": 1}
+
+
+def test_record_summary_uses_jupyter_session_name(tmp_path, monkeypatch):
+    monkeypatch.setenv("JPY_SESSION_NAME", "/some/where/02_semantic.ipynb")
+    nbk.record_summary({"k": 2}, path=tmp_path / "s.json")
+    assert "02_semantic" in json.loads((tmp_path / "s.json").read_text())["notebooks"]
+
+
+@pytest.mark.parametrize(
+    "values, notebook, match",
+    [
+        ({"k": [1, 2]}, "nb", "'k'.*scalars"),
+        ({"k": np.ones(3)}, "nb", "'k'.*scalars"),
+        ({"": 1}, "nb", "non-empty string"),
+        ([("k", 1)], "nb", "must be a dict"),
+        ({"k": 1}, None, "pass notebook="),
+    ],
+)
+def test_record_summary_rejects_bad_input(tmp_path, values, notebook, match):
+    path = tmp_path / "s.json"
+    with pytest.raises(ValueError, match=match):
+        nbk.record_summary(values, notebook=notebook, path=path)
+    assert not path.exists()
+
+
+def test_corrupt_summary_file_is_reported(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_text("{not json")
+    with pytest.raises(ValueError, match="not valid JSON"):
+        nbk.record_summary({"k": 1}, notebook="nb", path=path)
+    assert path.read_text() == "{not json"  # nothing overwritten
+
+
+def test_concurrent_writers_lose_nothing(tmp_path):
+    path = tmp_path / "s.json"
+
+    def write(i):
+        nbk.record_summary({f"k{i}": i}, notebook=f"nb{i % 3}", path=path)
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(24)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    data = json.loads(path.read_text())["notebooks"]
+    keys = {k for entry in data.values() for k in entry["values"]}
+    assert keys == {f"k{i}" for i in range(24)}
+    assert all(data[f"nb{i % 3}"]["values"][f"k{i}"] == i for i in range(24))
