@@ -1,0 +1,1 @@
+"""Method-specific analyses built on trained models."""

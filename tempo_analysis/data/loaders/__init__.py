@@ -1,0 +1,1 @@
+"""Loaders for real public dataset formats; each reads from any path."""

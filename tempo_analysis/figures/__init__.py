@@ -1,0 +1,1 @@
+"""Plotly figures: pure functions that return ``plotly.graph_objects.Figure`` and never call ``.show()``."""

@@ -1,0 +1,1 @@
+"""Graph utilities (random walks, node2vec)."""

@@ -1,0 +1,1 @@
+"""Models, one file per method (and its baselines in a sibling file)."""
