@@ -21,10 +21,7 @@ from typing import Iterable
 import pandas as pd
 from tqdm.auto import tqdm
 
-try:  # the shared error type (foundation); a plain ValueError is the same contract
-    from tempo_analysis.data.errors import DataError
-except ImportError:  # pragma: no cover - only while the foundation module is absent
-    DataError = ValueError
+from tempo_analysis.data.errors import DataError
 
 COLUMNS = ["paper_id", "year", "venue", "volume_id", "authors", "title", "abstract"]
 
