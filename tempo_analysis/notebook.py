@@ -1,4 +1,4 @@
-"""Notebook helpers: find the project and its data, and record each notebook's key numbers.
+"""Notebook helpers: find the project and its data, record key numbers, execute notebooks.
 
 Notebooks run from ``notebooks/``, from a temporary copy (the browser test), or headless from
 ``scripts/run_notebooks.py``. These helpers give them one way to find things:
@@ -10,6 +10,11 @@ Notebooks run from ``notebooks/``, from a temporary copy (the browser test), or 
 - ``summary_path()``: ``$TEMPO_ANALYSIS_SUMMARY`` if set, else ``<root>/build/summary.json``.
 - ``record_summary(values, notebook=...)``: merges flat keys such as
   ``"stream.tempoformer.macro_f1"`` into the summary file, atomically, under the notebook's name.
+- ``cached(name, params, compute)``: memoises an expensive step (training) when
+  ``$TEMPO_ANALYSIS_CACHE`` is set, so a second run of the same notebook with the same parameters
+  in the same test session does not train again. Unset (users, ``make demo``): plain compute().
+- ``execute_notebook(path)``: headless nbclient execution, widget state not stored, one time
+  budget per notebook; used by ``scripts/run_notebooks.py`` and ``tests/notebooks``.
 
 The summary file looks like::
 
@@ -21,10 +26,16 @@ The summary file looks like::
 from __future__ import annotations
 
 import datetime as _dt
+import hashlib
+import importlib
 import json
 import math
 import os
+import re
+import shutil
 import tempfile
+import time
+from dataclasses import dataclass, field
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Mapping
@@ -36,6 +47,14 @@ __all__ = [
     "record_summary",
     "read_summary",
     "flatten",
+    "execute_notebook",
+    "NotebookRun",
+    "notebook_errors",
+    "clear_outputs",
+    "strip_widget_state",
+    "parameters_cell_index",
+    "inject_parameters",
+    "cached",
 ]
 
 ENV_DATA = "TEMPO_ANALYSIS_DATA"
@@ -230,3 +249,269 @@ def record_summary(
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     update_summary(name, {"values": clean, "updated": now}, path=path)
     return clean
+
+
+# -----------------------------------------------------------------------------
+# executing notebooks headless (used by scripts/run_notebooks.py and tests/notebooks)
+
+
+def notebook_errors(nb) -> list[str]:
+    """Every error output, and every stderr stream that carries a Traceback, as one line each."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                found.append(f"cell {index}: {out.get('ename')}: {out.get('evalue')}")
+            elif out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = out.get("text", "")
+                text = "".join(text) if isinstance(text, list) else text
+                if "Traceback" in text:
+                    last = [line for line in text.strip().splitlines() if line.strip()][-1]
+                    found.append(f"cell {index}: Traceback on stderr: {last.strip()}")
+    return found
+
+
+def strip_widget_state(nb):
+    """Drop saved ipywidgets state (metadata.widgets) so executed copies stay small and honest."""
+    nb.metadata.pop("widgets", None)
+    return nb
+
+
+def clear_outputs(nb):
+    """Remove outputs, execution counts and per-cell execution metadata (for committed .ipynb)."""
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []
+            cell.execution_count = None
+        for key in ("execution", "collapsed", "scrolled"):
+            cell.metadata.pop(key, None)
+    return strip_widget_state(nb)
+
+
+def parameters_cell_index(nb) -> int | None:
+    """Index of the cell tagged "parameters", or None."""
+    for index, cell in enumerate(nb.cells):
+        if "parameters" in cell.get("metadata", {}).get("tags", []):
+            return index
+    return None
+
+
+def inject_parameters(nb, parameters: Mapping[str, Any]):
+    """Insert a cell tagged "injected-parameters" right after the "parameters" cell."""
+    import nbformat
+
+    index = parameters_cell_index(nb)
+    if index is None:
+        raise ValueError("the notebook has no cell tagged 'parameters' to override; tag one")
+    source = "# Parameters injected by tempo_analysis.notebook.execute_notebook\n" + "".join(
+        f"{name} = {value!r}\n" for name, value in parameters.items()
+    )
+    cell = nbformat.v4.new_code_cell(source, metadata={"tags": ["injected-parameters"]})
+    nb.cells.insert(index + 1, cell)
+    return nb
+
+
+@dataclass
+class NotebookRun:
+    """The outcome of one headless execution."""
+
+    name: str
+    nb: Any  # nbformat.NotebookNode, executed (possibly partially)
+    seconds: float
+    errors: list[str] = field(default_factory=list)
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.timed_out
+
+    @property
+    def status(self) -> str:
+        return "timeout" if self.timed_out else ("error" if self.errors else "ok")
+
+
+def _client_class():
+    """NotebookClient that tolerates Output widgets when widget state is not stored.
+
+    nbclient (0.10/0.11) mirrors Output-widget outputs into `widget_state[comm_id]`, an entry that
+    only exists when store_widget_state=True, so any notebook with an ipywidgets.Output raises
+    KeyError. We keep the state out of the notebook but give those writes somewhere to go.
+    """
+    from collections import defaultdict
+
+    from nbclient import NotebookClient
+
+    class _Client(NotebookClient):
+        def reset_execution_trackers(self) -> None:
+            super().reset_execution_trackers()
+            self.widget_state = defaultdict(dict)
+
+        def set_widgets_metadata(self) -> None:
+            if self.store_widget_state:
+                super().set_widgets_metadata()
+
+    return _Client
+
+
+def execute_notebook(
+    path: str | os.PathLike,
+    *,
+    timeout: float = 600,
+    cwd: str | os.PathLike | None = None,
+    env: Mapping[str, str] | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    kernel_name: str = "python3",
+) -> NotebookRun:
+    """Execute a notebook with nbclient, widget state not stored, within `timeout` seconds in all.
+
+    cwd defaults to the notebook's folder. env entries are added to this process's environment
+    for the kernel. The kernel "python3" is the interpreter running this function. Execution
+    stops at the first error; the returned run holds the executed notebook and its errors.
+    """
+    import nbformat
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+    path = Path(path)
+    nb = nbformat.read(path, as_version=4)
+    if parameters:
+        inject_parameters(nb, parameters)
+    deadline = time.monotonic() + timeout
+    client = _client_class()(
+        nb,
+        kernel_name=kernel_name,
+        resources={"metadata": {"path": str(Path(cwd) if cwd else path.parent)}},
+        store_widget_state=False,
+        # each cell may use whatever is left of the notebook's budget
+        timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
+    )
+    kernel_env = {**os.environ, ENV_NOTEBOOK: path.stem, **(env or {})}
+    start = time.monotonic()
+    timed_out, errors = False, []
+    try:
+        client.execute(env=kernel_env)
+    except CellTimeoutError as err:
+        timed_out = True
+        errors.append(f"timed out after {timeout:.0f} s: {str(err).strip().splitlines()[0]}")
+    except DeadKernelError as err:
+        errors.append(f"kernel died: {err}")
+    except CellExecutionError:
+        pass  # the error output is in the notebook; notebook_errors() reports it
+    seconds = time.monotonic() - start
+    strip_widget_state(nb)
+    errors = notebook_errors(nb) + errors
+    return NotebookRun(path.stem, nb, seconds, errors, timed_out)
+
+
+# -----------------------------------------------------------------------------
+# memoising expensive steps across runs (only when $TEMPO_ANALYSIS_CACHE is set)
+
+ENV_CACHE = "TEMPO_ANALYSIS_CACHE"
+
+
+def cached(name: str, params: Mapping[str, Any], compute, *, save=None, load=None):
+    """Return compute(), memoised under $TEMPO_ANALYSIS_CACHE by (name, params) if that is set.
+
+    Without the variable (a user's run, `make demo`) this is just compute(). The test suite sets it
+    so the browser test's Run All reuses what the nbclient run of the same notebook, with the same
+    parameters, trained minutes earlier (see tests/notebooks/test_browser.py).
+    Stored without pickle: objects with save_pretrained/from_pretrained, pandas DataFrames,
+    numpy arrays, JSON values, and tuples/lists/dicts of those; or pass save(value, folder) and
+    load(folder) -> value.
+    """
+    root = os.environ.get(ENV_CACHE)
+    if not root:
+        return compute()
+    blob = json.dumps({"name": name, "params": params}, sort_keys=True, default=repr)
+    key = hashlib.sha256(blob.encode()).hexdigest()[:16]
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "step"
+    folder = Path(root) / f"{slug}-{key}"
+    if (folder / "COMPLETE").exists():
+        return load(folder / "value") if load else _load_value(folder / "value")
+    value = compute()
+    tmp = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=Path(root)))
+    (save or _save_value)(value, tmp / "value")
+    (tmp / "COMPLETE").write_text(blob)
+    if folder.exists():
+        shutil.rmtree(folder)
+    os.replace(tmp, folder)
+    return value
+
+
+def _save_value(value: Any, where: Path) -> None:
+    """Store one value in folder `where` with a meta.json saying how to read it back."""
+    where.mkdir(parents=True)
+    meta: dict[str, Any]
+    if hasattr(value, "save_pretrained") and hasattr(type(value), "from_pretrained"):
+        value.save_pretrained(where / "pretrained")
+        meta = {"kind": "pretrained", "class": f"{type(value).__module__}:{type(value).__qualname__}"}
+    elif type(value).__name__ == "DataFrame" and hasattr(value, "to_json"):
+        value.to_json(where / "frame.json", orient="table")
+        meta = {"kind": "dataframe", "dtypes": [str(t) for t in value.dtypes]}
+    elif type(value).__module__ == "numpy" and type(value).__name__ == "ndarray":
+        import numpy as np
+
+        np.save(where / "array.npy", value, allow_pickle=False)
+        meta = {"kind": "ndarray"}
+    elif isinstance(value, tuple) or (isinstance(value, list) and not _is_json(value)):
+        for i, item in enumerate(value):
+            _save_value(item, where / str(i))
+        meta = {"kind": type(value).__name__, "n": len(value)}
+    elif isinstance(value, dict) and not _is_json(value):
+        keys = list(value)
+        if not all(isinstance(k, str) for k in keys):
+            raise ValueError(f"cached: dict keys must be strings to be stored, got {keys!r}")
+        for i, k in enumerate(keys):
+            _save_value(value[k], where / str(i))
+        meta = {"kind": "dict", "keys": keys}
+    elif _is_json(value):
+        (where / "value.json").write_text(json.dumps(value))
+        meta = {"kind": "json"}
+    else:
+        raise ValueError(
+            f"cached: cannot store a {type(value).__name__} without pickle; pass "
+            "save=lambda value, folder: ... and load=lambda folder: ..."
+        )
+    (where / "meta.json").write_text(json.dumps(meta))
+
+
+def _load_value(where: Path) -> Any:
+    """Read back what _save_value stored."""
+    meta = json.loads((where / "meta.json").read_text())
+    kind = meta["kind"]
+    if kind == "pretrained":
+        module, qualname = meta["class"].split(":")
+        cls = importlib.import_module(module)
+        for part in qualname.split("."):
+            cls = getattr(cls, part)
+        return cls.from_pretrained(where / "pretrained")
+    if kind == "dataframe":
+        import pandas as pd
+
+        frame = pd.read_json(where / "frame.json", orient="table")
+        for column, dtype in zip(frame.columns, meta["dtypes"]):
+            if str(frame[column].dtype) != dtype:  # e.g. datetime64[us] comes back as [ns]
+                frame[column] = frame[column].astype(dtype)
+        return frame
+    if kind == "ndarray":
+        import numpy as np
+
+        return np.load(where / "array.npy", allow_pickle=False)
+    if kind in ("tuple", "list"):
+        items = [_load_value(where / str(i)) for i in range(meta["n"])]
+        return tuple(items) if kind == "tuple" else items
+    if kind == "dict":
+        return {k: _load_value(where / str(i)) for i, k in enumerate(meta["keys"])}
+    return json.loads((where / "value.json").read_text())
+
+
+def _is_json(value: Any) -> bool:
+    """True for None/bool/int/float/str and lists/dicts of them (string keys); not tuples."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return True
+    if isinstance(value, list):
+        return all(_is_json(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _is_json(v) for k, v in value.items())
+    return False

@@ -1,0 +1,271 @@
+"""Drive a real JupyterLab in headless Chromium: start a server, open a notebook, Run All, inspect.
+
+Used by test_browser.py. Everything here is plain functions so a failing step names itself.
+
+- `jupyterlab_server(root_dir, log_path, env)`: starts `python -m jupyter lab` on 127.0.0.1 and a
+  free port (token disabled: a throwaway test server on loopback), with throwaway config,
+  runtime, settings and workspace folders so nothing from the user's own Jupyter setup leaks in;
+  waits until /api/status answers; stops the server by its process id (terminate, wait, kill).
+- `launch_chromium(playwright)`: Debian's chromium via `shutil.which("chromium")`, never a
+  Playwright-downloaded browser.
+- `run_all_in_lab(page, base_url, name)`: opens /lab/tree/<name>, waits for the status bar's
+  "Idle", clicks Run -> Run All Cells, waits until every code cell has an execution count (or an
+  error stopped the run) and the kernel is idle again, and returns what the page shows.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+
+# Lab settings for the throwaway server: no news or update checks (no internet here, and their
+# toast would cover the notebook in screenshots).
+LAB_SETTINGS = {
+    "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+        "fetchNews": "false",
+        "checkForUpdates": False,
+    },
+}
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _log_tail(path: Path, n: int = 40) -> str:
+    try:
+        return "\n".join(path.read_text(errors="replace").splitlines()[-n:])
+    except OSError:
+        return "(no log)"
+
+
+def stop_process(proc: subprocess.Popen, grace: float = 20.0) -> None:
+    """Stop a process by its id: SIGTERM, wait, then SIGKILL its process group."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        # the server runs in its own session, so its group holds only it and its kernels
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=grace)
+
+
+@contextlib.contextmanager
+def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, startup_timeout=180):
+    """Start JupyterLab on 127.0.0.1:<free port> serving `root_dir`; yield (base_url, proc)."""
+    work_dir.mkdir(parents=True, exist_ok=True)
+    settings_dir = work_dir / "lab-settings"
+    for rel, values in LAB_SETTINGS.items():
+        target = settings_dir / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(json.dumps(values))
+    port = free_port()
+    cmd = [
+        sys.executable, "-m", "jupyter", "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        "--IdentityProvider.token=",
+        f"--ServerApp.root_dir={root_dir}",
+        f"--LabApp.user_settings_dir={settings_dir}",
+        f"--LabApp.workspaces_dir={work_dir / 'lab-workspaces'}",
+        # no PyPI queries from the extension manager (offline machines, quiet logs)
+        "--LabApp.extension_manager=readonly",
+    ]  # fmt: skip
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        cmd.append("--allow-root")  # CI containers run as root
+    full_env = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(work_dir / "jupyter-config"),
+        "JUPYTER_RUNTIME_DIR": str(work_dir / "jupyter-runtime"),
+        "PYTHONUNBUFFERED": "1",
+        **(env or {}),
+    }
+    log_path = work_dir / "jupyterlab.log"
+    with open(log_path, "wb") as log:
+        proc = subprocess.Popen(
+            cmd, cwd=root_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+    base_url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + startup_timeout
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(
+                    f"JupyterLab exited with code {proc.returncode} before answering:\n"
+                    + _log_tail(log_path)
+                )
+            try:
+                with urllib.request.urlopen(base_url + "/api/status", timeout=5) as resp:
+                    if resp.status == 200:
+                        break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(
+                    f"JupyterLab did not answer on {base_url} within {startup_timeout} s:\n"
+                    + _log_tail(log_path)
+                )
+            time.sleep(0.5)
+        yield base_url, proc
+    finally:
+        stop_process(proc)
+
+
+def launch_chromium(playwright):
+    """Debian's chromium, headless, with the flags this machine needs."""
+    executable = shutil.which("chromium")
+    if executable is None:
+        raise RuntimeError("chromium is not on PATH; install it with `apt-get install -y chromium`")
+    return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
+
+
+# -----------------------------------------------------------------------------
+# inside the page
+
+_STATE_JS = """
+() => {
+  const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const bar = document.querySelector('#jp-main-statusbar');
+  if (!panel) return {ready: false, status: bar ? bar.innerText : ''};
+  const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputArea .jp-InputPrompt')]
+      .map(e => e.innerText.trim());
+  const stderr = [...panel.querySelectorAll(
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+      .map(e => e.innerText).filter(t => t.includes('Traceback'));
+  // error outputs render with the stderr mime type too; match a traceback or an "XxxError:" line
+  const errors = [...panel.querySelectorAll(
+      '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
+      .map(e => e.innerText)
+      .filter(t => t.includes('Traceback') || /^\s*[A-Za-z_][\w.]*(Error|Exception)(:|$)/m.test(t));
+  return {
+    ready: true,
+    status: bar ? bar.innerText : '',
+    prompts: prompts,
+    stderr_tracebacks: stderr,
+    error_texts: errors,
+    plotly: panel.querySelectorAll('.js-plotly-plot, .plotly').length,
+    plotly_svgs: panel.querySelectorAll('.js-plotly-plot .main-svg').length,
+    widgets: panel.querySelectorAll('.jupyter-widgets, .widget-inline-hbox, [class*="widget-"]').length,
+    widget_errors: [...panel.querySelectorAll('.jupyter-widgets')]
+      .map(e => e.innerText).filter(t => /Error displaying widget|model not found/i.test(t)),
+  };
+}
+"""
+
+
+def page_state(page) -> dict:
+    """What the open notebook shows: prompts, kernel status text, error/figure/widget counts."""
+    return page.evaluate(_STATE_JS)
+
+
+def kernel_idle(state: dict) -> bool:
+    """True when the status bar reads '<kernel name> | Idle'."""
+    return bool(re.search(r"\|\s*Idle\b", state.get("status", "")))
+
+
+def wait_for(page, predicate, timeout_s: float, what: str, poll_s: float = 0.5) -> dict:
+    """Poll page_state until predicate(state) holds; raise TimeoutError naming `what`."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = page_state(page)
+        if predicate(state):
+            return state
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"timed out after {timeout_s:.0f} s waiting for {what}; last state: {state}")
+        page.wait_for_timeout(int(poll_s * 1000))
+
+
+def _dismiss_kernel_dialog(page) -> None:
+    """If Lab asks which kernel to use, accept its suggestion (the notebook's own kernelspec)."""
+    dialog = page.locator(".jp-Dialog")
+    if dialog.count() and dialog.first.is_visible():
+        page.locator(".jp-Dialog .jp-mod-accept").first.click()
+
+
+def open_notebook(page, base_url: str, name: str, timeout_s: float = 120) -> dict:
+    """Open /lab/tree/<name> and wait for its cells and an Idle kernel."""
+    page.goto(f"{base_url}/lab/tree/{name}", wait_until="domcontentloaded")
+    page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_s * 1000)
+
+    def idle(state):
+        _dismiss_kernel_dialog(page)
+        return state.get("ready") and kernel_idle(state)
+
+    return wait_for(page, idle, timeout_s, f"{name}: kernel 'Idle' in the status bar")
+
+
+def run_all_cells(page) -> None:
+    """Menu bar: Run -> Run All Cells, as a user would click it."""
+    page.locator(".lm-MenuBar-itemLabel", has_text=re.compile(r"^Run$")).click()
+    item = page.locator(".lm-Menu-item:visible .lm-Menu-itemLabel", has_text=re.compile(r"^Run All Cells$"))
+    item.first.click()
+
+
+def _run_finished(state: dict) -> bool:
+    prompts = state.get("prompts", [])
+    counted = [p for p in prompts if re.fullmatch(r"\[\d+\]:", p)]
+    stopped_by_error = bool(state.get("error_texts")) and "[*]:" not in prompts
+    return kernel_idle(state) and (len(counted) == len(prompts) or stopped_by_error)
+
+
+def run_all_in_lab(page, base_url: str, name: str, timeout_s: float) -> dict:
+    """Open a notebook, Run All, wait until every code cell ran (or an error stopped it)."""
+    before = open_notebook(page, base_url, name)
+    assert before["prompts"], f"{name}: JupyterLab shows no code cells"
+    started = time.monotonic()
+    run_all_cells(page)
+    # proof that Run All really started: a cell becomes [*] or gets a count
+    wait_for(
+        page,
+        lambda s: any(p == "[*]:" or re.fullmatch(r"\[\d+\]:", p) for p in s.get("prompts", [])),
+        60, f"{name}: Run All to start executing cells",
+    )  # fmt: skip
+    state = wait_for(page, _run_finished, timeout_s, f"{name}: all cells to run and 'Idle'")
+    # let renderers (plotly, widget views) finish attaching after the last output arrives
+    page.wait_for_timeout(2000)
+    state = page_state(page)
+    state["seconds"] = time.monotonic() - started
+    return state
+
+
+def screenshot_notebook(page, path: Path, max_height: int = 12000) -> None:
+    """Full-page screenshot showing the whole notebook: grow the viewport to its scroll height."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        """() => {
+          const el = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+          return el ? el.scrollHeight : document.body.scrollHeight;
+        }"""
+    )
+    width = page.viewport_size["width"] if page.viewport_size else 1400
+    page.set_viewport_size({"width": width, "height": int(min(max(height + 200, 900), max_height))})
+    page.wait_for_timeout(1500)  # plotly relayouts on resize
+    page.screenshot(path=str(path), full_page=True)

@@ -1,0 +1,151 @@
+"""tempo_analysis.notebook's headless executor and step cache, on small throwaway notebooks."""
+import json
+import os
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+
+from tempo_analysis import notebook as nbk
+
+pytestmark = pytest.mark.slow  # starts real kernels (a few seconds each)
+
+
+def make_notebook(folder, name, *cells, params="N = 3\n"):
+    """A notebook with a tagged parameters cell followed by the given code cells."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(params, metadata={"tags": ["parameters"]})]
+    nb.cells += [nbformat.v4.new_code_cell(src) for src in cells]
+    path = folder / f"{name}.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_executes_with_widgets_params_summary_and_cwd(tmp_path):
+    (tmp_path / "nbs").mkdir()
+    path = make_notebook(
+        tmp_path / "nbs",
+        "ok",
+        "import os\nprint('cwd=' + os.getcwd())\nprint('N=%d' % N)",
+        # an Output widget used to crash nbclient when widget state is not stored
+        "import ipywidgets as w\nout = w.Output()\nwith out:\n    print('inside')\nw.VBox([w.IntSlider(), out])",
+        "from tempo_analysis.notebook import record_summary\nrecord_summary({'demo.n': N * 2})",
+    )
+    summary = tmp_path / "summary.json"
+    run = nbk.execute_notebook(path, timeout=120, env={nbk.ENV_SUMMARY: str(summary)}, parameters={"N": 5})
+    assert run.ok and run.status == "ok", run.errors
+    text = "".join(o.get("text", "") for c in run.nb.cells for o in c.get("outputs", []))
+    assert f"cwd={(tmp_path / 'nbs').resolve()}" in text
+    assert "N=5" in text  # the injected cell overrode the default N = 3
+    assert run.nb.cells[1].metadata["tags"] == ["injected-parameters"]
+    widget_out = run.nb.cells[3].outputs
+    assert any("application/vnd.jupyter.widget-view+json" in o.get("data", {}) for o in widget_out)
+    assert "widgets" not in run.nb.metadata  # widget state not stored
+    # the notebook's name came from the executor; the value from the injected parameter
+    assert json.loads(summary.read_text())["notebooks"]["ok"]["values"] == {"demo.n": 10}
+
+
+def test_error_output_is_reported_and_execution_stops(tmp_path):
+    path = make_notebook(tmp_path, "bad", "x = 1", "1 / 0", "print('never')")
+    run = nbk.execute_notebook(path, timeout=120)
+    assert run.status == "error"
+    assert run.errors == ["cell 2: ZeroDivisionError: division by zero"]
+    assert run.nb.cells[3].get("outputs", []) == []
+
+
+def test_traceback_on_stderr_counts_as_error(tmp_path):
+    path = make_notebook(
+        tmp_path,
+        "swallowed",
+        "import sys, traceback\ntry:\n    {}['k']\nexcept KeyError:\n    traceback.print_exc()",
+        "import sys\nprint('a harmless warning', file=sys.stderr)",
+    )
+    run = nbk.execute_notebook(path, timeout=120)
+    assert len(run.errors) == 1 and "Traceback on stderr: KeyError: 'k'" in run.errors[0]
+
+
+def test_notebook_budget_times_out(tmp_path):
+    path = make_notebook(tmp_path, "slow", "import time\ntime.sleep(60)")
+    run = nbk.execute_notebook(path, timeout=8)
+    assert run.timed_out and run.status == "timeout"
+    assert run.seconds < 40
+
+
+def test_clear_outputs_and_parameters_cell(tmp_path):
+    path = make_notebook(tmp_path, "c", "print(1)")
+    run = nbk.execute_notebook(path, timeout=120)
+    assert run.nb.cells[1].outputs
+    clean = nbk.clear_outputs(run.nb)
+    assert all(c.outputs == [] and c.execution_count is None for c in clean.cells)
+    assert nbk.parameters_cell_index(clean) == 0
+    with pytest.raises(ValueError, match="tagged 'parameters'"):
+        nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
+        nbk.inject_parameters(nb, {"x": 2})
+
+
+# -----------------------------------------------------------------------------
+# cached()
+
+
+def test_cached_is_plain_compute_without_env(monkeypatch):
+    monkeypatch.delenv(nbk.ENV_CACHE, raising=False)
+    calls = []
+    for _ in range(2):
+        assert nbk.cached("step", {"a": 1}, lambda: calls.append(1) or 7) == 7
+    assert len(calls) == 2
+
+
+def test_cached_round_trips_values_and_keys_on_params(tmp_path, monkeypatch):
+    monkeypatch.setenv(nbk.ENV_CACHE, str(tmp_path))
+    frame = pd.DataFrame({"word": ["cell", "mouse"], "score": [0.5, 0.25],
+                          "t": pd.to_datetime(["2020-01-01", "2021-06-01"], utc=True)})  # fmt: skip
+    value = (frame, np.arange(6, dtype=np.float32).reshape(2, 3), {"f1": 0.7, "curve": [1, 2]}, [np.ones(2)])
+    calls = []
+
+    def compute():
+        calls.append(1)
+        return value
+
+    first = nbk.cached("train model", {"epochs": 2}, compute)
+    again = nbk.cached("train model", {"epochs": 2}, compute)
+    assert len(calls) == 1 and first is value
+    assert isinstance(again, tuple) and len(again) == 4
+    pd.testing.assert_frame_equal(again[0], frame)
+    assert again[1].dtype == np.float32 and np.array_equal(again[1], value[1])
+    assert again[2] == {"f1": 0.7, "curve": [1, 2]}
+    assert isinstance(again[3], list) and np.array_equal(again[3][0], np.ones(2))
+    nbk.cached("train model", {"epochs": 3}, compute)  # other parameters: computed again
+    assert len(calls) == 2
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]  # no temp folders left
+
+
+def test_cached_pretrained_model(tmp_path, monkeypatch):
+    import torch
+    from transformers import BertConfig, BertModel
+
+    monkeypatch.setenv(nbk.ENV_CACHE, str(tmp_path))
+    config = BertConfig(vocab_size=50, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=16)  # fmt: skip
+
+    def build():
+        torch.manual_seed(0)
+        return BertModel(config).eval()
+
+    model = nbk.cached("bert", {"seed": 0}, build)
+    loaded = nbk.cached("bert", {"seed": 0}, lambda: pytest.fail("should load from the cache"))
+    assert type(loaded) is BertModel
+    ids = torch.tensor([[1, 2, 3]])
+    with torch.no_grad():
+        assert torch.allclose(model(ids).last_hidden_state, loaded.eval()(ids).last_hidden_state)
+
+
+def test_cached_refuses_unstorable_values(tmp_path, monkeypatch):
+    monkeypatch.setenv(nbk.ENV_CACHE, str(tmp_path))
+    with pytest.raises(ValueError, match="without pickle"):
+        nbk.cached("obj", {}, lambda: object())
+    store = lambda v, folder: (folder.mkdir(), (folder / "x.txt").write_text(str(v)))  # noqa: E731
+    load = lambda folder: int((folder / "x.txt").read_text())  # noqa: E731
+    assert nbk.cached("custom", {}, lambda: 41, save=store, load=load) == 41
+    assert nbk.cached("custom", {}, lambda: 0, save=store, load=load) == 41
