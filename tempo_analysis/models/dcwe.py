@@ -1,0 +1,408 @@
+"""Dynamic contextualized word embeddings (DCWE; Hofmann, Pierrehumbert & Schütze, ACL 2021).
+
+A word's input embedding is moved by an offset that depends on *when* and *by which social unit*
+the text was written, then a pretrained BERT-like encoder contextualises it:
+
+    e'  = e + o                                   (only for the dynamic content vocabulary)
+    o   = FFN_t([e ; s_{u,t}])                    one FFN per time slice t
+    s_t = tanh(GAT_t2(tanh(GAT_t1(x, G)), G))     one 2-layer GAT per slice over node2vec vectors x
+
+Training adds two Gaussian priors on the offsets to the task loss (MLM or classification):
+    anchoring    lambda_a * mean ||o_t||^2
+    random walk  lambda_w * mean ||o_t - o_{t-1}||^2        (lambda_a = 1e-3 * lambda_w by default)
+Both means run over *offset positions only* (real tokens of the dynamic vocabulary), never over
+padding, [MASK] or other tokens (the reference code averaged over all positions, diluting them).
+
+Efficiency: each slice's GAT runs once per batch over the whole (small) unit graph, for the
+slices the batch needs (its slices and their predecessors); every example then gathers its unit's
+row. The reference code ran the full-graph GAT twice per example.
+
+Start state: the FFNs' output layers are zero-initialised, so before training every offset is
+exactly 0 and the model computes exactly what the plain encoder computes (see the tests).
+
+Ablations (paper §5.2): ``ablation="sa"`` (social ablation) drops s: o = FFN_t(e);
+``ablation="ta"`` (temporal ablation) shares one social component (GAT) across all slices.
+"""
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from transformers import PreTrainedConfig, PreTrainedModel
+from transformers.modeling_outputs import ModelOutput
+
+ABLATIONS = ("dcwe", "sa", "ta")
+
+
+# ----------------------------------------------------------------------------------------------
+# config
+# ----------------------------------------------------------------------------------------------
+class DCWEConfig(PreTrainedConfig):
+    """Everything needed to rebuild a DCWE model: the encoder's config, the graph sizes, the priors."""
+
+    model_type = "dcwe"
+
+    def __init__(self, encoder: Optional[dict] = None, num_units: int = 1, num_slices: int = 1,
+                 num_edges: int = 0, node_dim: int = 50, social_dim: int = 50, gat_heads: int = 4,
+                 gat_dropout: float = 0.6, offset_dropout: float = 0.1, lambda_w: float = 100.0,
+                 lambda_a: Optional[float] = None, ablation: str = "dcwe", units: Optional[list] = None,
+                 slices: Optional[list] = None, dynamic_vocab_size: int = 0, classifier_dropout: float = 0.1,
+                 encoder_name: Optional[str] = None, **kwargs):
+        if ablation not in ABLATIONS:
+            raise ValueError(f"DCWEConfig.ablation={ablation!r}: use one of {ABLATIONS} "
+                             "('sa' = no social input, 'ta' = one social component for all slices).")
+        if num_slices < 1 or num_units < 1:
+            raise ValueError(f"DCWEConfig: num_slices={num_slices}, num_units={num_units}; both must be >= 1.")
+        self.encoder = dict(encoder or {})          # the encoder's own config as a dict (model_type inside)
+        self.encoder_name = encoder_name            # where the pretrained weights came from (provenance)
+        self.num_units, self.num_slices, self.num_edges = int(num_units), int(num_slices), int(num_edges)
+        self.node_dim, self.social_dim, self.gat_heads = int(node_dim), int(social_dim), int(gat_heads)
+        self.gat_dropout, self.offset_dropout = float(gat_dropout), float(offset_dropout)
+        # paper (Table 6): lambda_a = 1e-1 tuned; lambda_a = 1e-3 * lambda_w fixes lambda_w = 100
+        self.lambda_w = float(lambda_w)
+        self.lambda_a = float(lambda_a) if lambda_a is not None else 1e-3 * self.lambda_w
+        self.ablation = ablation
+        self.units = [str(u) for u in units] if units is not None else [str(i) for i in range(self.num_units)]
+        self.slices = list(slices) if slices is not None else list(range(self.num_slices))
+        if len(self.units) != self.num_units or len(self.slices) != self.num_slices:
+            raise ValueError(f"DCWEConfig: {len(self.units)} unit labels for num_units={self.num_units} and "
+                             f"{len(self.slices)} slice labels for num_slices={self.num_slices}; give one label each.")
+        self.dynamic_vocab_size = int(dynamic_vocab_size)
+        self.classifier_dropout = float(classifier_dropout)
+        super().__init__(**kwargs)
+
+    def encoder_config(self):
+        """The wrapped encoder's transformers config object."""
+        from transformers import AutoConfig
+
+        if not self.encoder or "model_type" not in self.encoder:
+            raise ValueError("DCWEConfig.encoder is empty: build the model with DCWE*.from_encoder(...).")
+        enc = dict(self.encoder)
+        return AutoConfig.for_model(enc.pop("model_type"), **enc)
+
+
+# ----------------------------------------------------------------------------------------------
+# the dynamic component
+# ----------------------------------------------------------------------------------------------
+class SocialComponent(nn.Module):
+    """s = tanh(GAT2(tanh(GAT1(x)))): 2 GAT layers, heads averaged (not concatenated), as in the paper."""
+
+    def __init__(self, node_dim: int, social_dim: int, heads: int, dropout: float):
+        super().__init__()
+        from torch_geometric.nn import GATConv
+
+        self.gat1 = GATConv(node_dim, social_dim, heads=heads, concat=False, dropout=dropout)
+        self.gat2 = GATConv(social_dim, social_dim, heads=heads, concat=False, dropout=dropout)
+
+    def forward(self, x: torch.Tensor, edge_index: torch.Tensor) -> torch.Tensor:
+        return torch.tanh(self.gat2(torch.tanh(self.gat1(x, edge_index)), edge_index))
+
+
+class OffsetFFN(nn.Module):
+    """o = W2 dropout(tanh(W1 [e ; s])): W2 starts at zero so every offset starts at exactly 0."""
+
+    def __init__(self, hidden: int, social_dim: int, dropout: float):
+        super().__init__()
+        self.fc1 = nn.Linear(hidden + social_dim, hidden)
+        self.drop = nn.Dropout(dropout)
+        self.fc2 = nn.Linear(hidden, hidden)
+        nn.init.zeros_(self.fc2.weight)
+        nn.init.zeros_(self.fc2.bias)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fc2(self.drop(torch.tanh(self.fc1(x))))
+
+
+class DynamicComponent(nn.Module):
+    """Offsets o_{u,t}(word) for the dynamic vocabulary, plus their two priors."""
+
+    def __init__(self, config: DCWEConfig, hidden: int, vocab_size: int):
+        super().__init__()
+        self.config = config
+        T, social = config.num_slices, config.ablation != "sa"
+        n_social = 0 if not social else (1 if config.ablation == "ta" else T)
+        self.social = nn.ModuleList(SocialComponent(config.node_dim, config.social_dim, config.gat_heads,
+                                                    config.gat_dropout) for _ in range(n_social))
+        s_dim = config.social_dim if social else 0
+        self.ffns = nn.ModuleList(OffsetFFN(hidden, s_dim, config.offset_dropout) for _ in range(T))
+        # fixed inputs, saved with the weights: node2vec vectors, graph edges, dynamic-vocabulary mask
+        self.register_buffer("node_features", torch.zeros(config.num_units, config.node_dim))
+        self.register_buffer("edge_index", torch.zeros(2, config.num_edges, dtype=torch.long))
+        self.register_buffer("dynamic_mask", torch.zeros(vocab_size, dtype=torch.bool))
+        self.gnn_calls = 0            # how many full-graph GAT passes ran (benchmarks and tests read it)
+        self.training_priors = True   # False skips the o_{t-1} pass (inference / analysis)
+
+    def social_table(self, t: int) -> torch.Tensor:
+        """[U, social_dim] social embeddings of every unit at slice t (one full-graph GAT pass)."""
+        self.gnn_calls += 1
+        gat = self.social[0 if self.config.ablation == "ta" else t]
+        return gat(self.node_features, self.edge_index)
+
+    def social_lookup(self, t: int, units: torch.Tensor, examples: torch.Tensor, cache: dict) -> torch.Tensor:
+        """Rows of s_t for `units`: the slice's GAT runs ONCE per batch (cached), then rows are gathered.
+
+        `examples` (batch index of each row) is unused here; the reference-design benchmark overrides
+        this method to run the GAT once per example instead.
+        """
+        key = 0 if self.config.ablation == "ta" else t   # TA: one social component for all slices
+        if key not in cache:
+            cache[key] = self.social_table(t)
+        return cache[key][units]
+
+    def offset(self, t: int, e: torch.Tensor, s: Optional[torch.Tensor]) -> torch.Tensor:
+        """FFN_t([e ; s]) (or FFN_t(e) under social ablation)."""
+        return self.ffns[t](e if s is None else torch.cat([e, s], dim=-1))
+
+    def forward(self, embeds: torch.Tensor, input_ids: torch.Tensor, attention_mask: Optional[torch.Tensor],
+                unit_ids: torch.Tensor, slice_ids: torch.Tensor):
+        """Return (embeds + offsets, offsets at offset positions [P, H], prior_a, prior_w, positions mask)."""
+        pos = self.dynamic_mask[input_ids]
+        if attention_mask is not None:
+            pos = pos & attention_mask.bool()
+        b_idx, l_idx = pos.nonzero(as_tuple=True)
+        zero = embeds.new_zeros(())
+        if b_idx.numel() == 0:
+            return embeds, embeds.new_zeros(0, embeds.shape[-1]), zero, zero, pos
+        e_p = embeds[b_idx, l_idx]                               # [P, H] static embeddings at offset positions
+        t_p, u_p = slice_ids[b_idx], unit_ids[b_idx]             # [P] slice / unit of each position
+        social = self.config.ablation != "sa"
+        cache: dict = {}                                         # slice -> [U, S], filled once per batch
+        o_p, o_prev = torch.zeros_like(e_p), torch.zeros_like(e_p)
+        has_prev = torch.zeros_like(t_p, dtype=torch.bool)
+        for t in sorted(set(t_p.tolist())):                      # one FFN call per slice present
+            sel = (t_p == t).nonzero(as_tuple=True)[0]
+            s_t = self.social_lookup(t, u_p[sel], b_idx[sel], cache) if social else None
+            o_p = o_p.index_put((sel,), self.offset(t, e_p[sel], s_t))
+            if t > 0 and self.training_priors:                   # o_{t-1}(same word, same unit): walk prior
+                s_prev = self.social_lookup(t - 1, u_p[sel], b_idx[sel], cache) if social else None
+                o_prev = o_prev.index_put((sel,), self.offset(t - 1, e_p[sel], s_prev))
+                has_prev[sel] = True
+        # priors: means over offset positions only (slice 0 has no predecessor: walk prior skips it)
+        prior_a = self.config.lambda_a * o_p.pow(2).sum(-1).mean()
+        prior_w = (self.config.lambda_w * (o_p[has_prev] - o_prev[has_prev]).pow(2).sum(-1).mean()
+                   if bool(has_prev.any()) else zero)
+        out = embeds.index_put((b_idx, l_idx), e_p + o_p)
+        return out, o_p, prior_a, prior_w, pos
+
+
+
+# ----------------------------------------------------------------------------------------------
+# outputs
+# ----------------------------------------------------------------------------------------------
+@dataclass
+class DCWEOutput(ModelOutput):
+    """Task loss + priors, and the pieces (task loss and each prior) for logging."""
+
+    loss: Optional[torch.Tensor] = None
+    logits: Optional[torch.Tensor] = None
+    task_loss: Optional[torch.Tensor] = None
+    prior_a: Optional[torch.Tensor] = None
+    prior_w: Optional[torch.Tensor] = None
+    hidden_states: Optional[tuple] = None
+    offsets: Optional[torch.Tensor] = None
+    offset_positions: Optional[torch.Tensor] = None
+
+
+@contextlib.contextmanager
+def _quiet():
+    """Silence transformers' load chatter for one call."""
+    from transformers.utils import logging as tf_logging
+
+    level, bars = tf_logging.get_verbosity(), tf_logging.is_progress_bar_enabled()
+    tf_logging.set_verbosity_error()
+    tf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        tf_logging.set_verbosity(level)
+        if bars:
+            tf_logging.enable_progress_bar()
+
+
+# ----------------------------------------------------------------------------------------------
+# models
+# ----------------------------------------------------------------------------------------------
+class DCWEPreTrainedModel(PreTrainedModel):
+    """Shared plumbing: build around an encoder, graph/vocabulary setters, label lookups."""
+
+    config_class = DCWEConfig
+    base_model_prefix = "dcwe"
+    _head = None  # "mlm" or None: which encoder class the subclass wraps
+
+    def _init_weights(self, module):
+        """Nothing to do: the encoder initialises itself, our layers initialise in their constructors."""
+
+    def _build(self, config: DCWEConfig, encoder=None):
+        from transformers import AutoModel, AutoModelForMaskedLM
+
+        if encoder is None:
+            cls = AutoModelForMaskedLM if self._head == "mlm" else AutoModel
+            encoder = cls.from_config(config.encoder_config())
+        self.encoder = encoder
+        emb = encoder.get_input_embeddings()
+        self.dynamic = DynamicComponent(config, emb.embedding_dim, emb.num_embeddings)
+
+    # -- construction from a pretrained encoder ------------------------------------------------
+    @classmethod
+    def from_encoder(cls, encoder="default", *, node_features, edge_index, dynamic_token_ids, units=None,
+                     slices=None, num_slices=None, **config_kwargs):
+        """Wrap a pretrained encoder (name/path, or a transformers model instance) keeping its weights.
+
+        node_features: [num_units, node_dim] node2vec vectors (row i = unit i);
+        edge_index: [2, E] long tensor of unit indices (both directions for an undirected graph);
+        dynamic_token_ids: token ids that receive offsets (see ``content_vocabulary``).
+        """
+        name = None
+        if isinstance(encoder, str):
+            from tempo_analysis.encoders import load_encoder
+
+            name = encoder
+            with _quiet():
+                encoder, _ = load_encoder(encoder, head=cls._head)
+        x = torch.as_tensor(node_features, dtype=torch.float32)
+        ei = torch.as_tensor(edge_index, dtype=torch.long).reshape(2, -1)
+        n_slices = num_slices if num_slices is not None else (len(slices) if slices is not None else 1)
+        cfg = DCWEConfig(encoder=encoder.config.to_dict(), encoder_name=name, num_units=x.shape[0],
+                         num_slices=n_slices, num_edges=ei.shape[1], node_dim=x.shape[1], units=units,
+                         slices=slices, dynamic_vocab_size=len(dynamic_token_ids), **config_kwargs)
+        model = cls(cfg, encoder=encoder)
+        model.dynamic.node_features.copy_(x)
+        model.dynamic.edge_index.copy_(ei)
+        ids = torch.as_tensor(list(dynamic_token_ids), dtype=torch.long)
+        if ids.numel() and (ids.min() < 0 or ids.max() >= model.dynamic.dynamic_mask.numel()):
+            raise ValueError("dynamic_token_ids contains ids outside the encoder's vocabulary; "
+                             "build it with content_vocabulary(texts, tokenizer).")
+        model.dynamic.dynamic_mask[ids] = True
+        return model
+
+    # -- label lookups ------------------------------------------------------------------------
+    def unit_ids(self, units) -> torch.Tensor:
+        """Unit labels -> indices; an unknown unit is a clear error."""
+        index = {u: i for i, u in enumerate(self.config.units)}
+        missing = sorted({str(u) for u in units if str(u) not in index})
+        if missing:
+            raise ValueError(f"unit(s) {missing[:5]} are not nodes of this model's social graph "
+                             f"({len(index)} units, e.g. {self.config.units[:3]}). Fix: add them to the graph "
+                             "(isolated nodes are allowed) and retrain, or drop their documents.")
+        return torch.tensor([index[str(u)] for u in units], dtype=torch.long)
+
+    def slice_ids(self, slices) -> torch.Tensor:
+        """Time-slice labels -> indices; an unknown slice is a clear error."""
+        index = {s: i for i, s in enumerate(self.config.slices)}
+        index.update({str(s): i for i, s in enumerate(self.config.slices)})
+        missing = sorted({str(s) for s in slices if s not in index and str(s) not in index})
+        if missing:
+            raise ValueError(f"time slice(s) {missing[:5]} are not slices of this model {self.config.slices}. "
+                             "Fix: use one of those, or retrain with the slice included.")
+        return torch.tensor([index[s] if s in index else index[str(s)] for s in slices], dtype=torch.long)
+
+    @property
+    def dynamic_token_ids(self) -> list[int]:
+        return self.dynamic.dynamic_mask.nonzero(as_tuple=True)[0].tolist()
+
+    def input_embeddings(self, input_ids, attention_mask, unit_ids, slice_ids):
+        """(e + o, offsets, prior_a, prior_w, positions)."""
+        e = self.encoder.get_input_embeddings()(input_ids)
+        return self.dynamic(e, input_ids, attention_mask, unit_ids, slice_ids)
+
+    @torch.no_grad()
+    def static_and_dynamic(self, token_ids, unit_ids, slice_ids) -> tuple[torch.Tensor, torch.Tensor]:
+        """Type-level embeddings: static e [N, H] and dynamic e + o [N, H] for (token, unit, slice) triples."""
+        ids = torch.as_tensor(token_ids, dtype=torch.long, device=self.device).reshape(-1, 1)
+        e = self.encoder.get_input_embeddings()(ids)
+        was = self.dynamic.training_priors
+        self.dynamic.training_priors = False
+        try:
+            dyn, *_ = self.dynamic(e, ids, None, torch.as_tensor(unit_ids, device=self.device),
+                                   torch.as_tensor(slice_ids, device=self.device))
+        finally:
+            self.dynamic.training_priors = was
+        return e[:, 0], dyn[:, 0]
+
+
+class DCWEForMaskedLM(DCWEPreTrainedModel):
+    """DCWE trained with masked language modelling (the paper's embedding training)."""
+
+    _head = "mlm"
+
+    def __init__(self, config: DCWEConfig, encoder=None):
+        super().__init__(config)
+        self._build(config, encoder)
+        self.post_init()
+
+    def forward(self, input_ids, unit_ids, slice_ids, attention_mask=None, token_type_ids=None, labels=None,
+                output_hidden_states: bool = False, **kwargs) -> DCWEOutput:
+        embeds, offsets, prior_a, prior_w, pos = self.input_embeddings(input_ids, attention_mask, unit_ids, slice_ids)
+        out = self.encoder(inputs_embeds=embeds, attention_mask=attention_mask, token_type_ids=token_type_ids,
+                           labels=labels, output_hidden_states=output_hidden_states)
+        task = out.loss
+        loss = None if task is None else task + prior_a + prior_w
+        return DCWEOutput(loss=loss, logits=out.logits, task_loss=task, prior_a=prior_a, prior_w=prior_w,
+                          hidden_states=out.hidden_states, offsets=offsets, offset_positions=pos)
+
+
+class DCWEForSequenceClassification(DCWEPreTrainedModel):
+    """DCWE with a 2-layer feed-forward head on the first token (paper §5.5, e.g. sentiment)."""
+
+    _head = None
+
+    def __init__(self, config: DCWEConfig, encoder=None):
+        super().__init__(config)
+        if config.num_labels < 2:
+            raise ValueError(f"DCWEForSequenceClassification needs num_labels >= 2, got {config.num_labels}.")
+        self._build(config, encoder)
+        h = self.encoder.get_input_embeddings().embedding_dim
+        self.classifier = nn.Sequential(nn.Linear(h, h), nn.Tanh(), nn.Dropout(config.classifier_dropout),
+                                        nn.Linear(h, config.num_labels))
+        self.post_init()
+
+    def forward(self, input_ids, unit_ids, slice_ids, attention_mask=None, token_type_ids=None, labels=None,
+                output_hidden_states: bool = False, **kwargs) -> DCWEOutput:
+        embeds, offsets, prior_a, prior_w, pos = self.input_embeddings(input_ids, attention_mask, unit_ids, slice_ids)
+        out = self.encoder(inputs_embeds=embeds, attention_mask=attention_mask, token_type_ids=token_type_ids,
+                           output_hidden_states=output_hidden_states)
+        logits = self.classifier(out.last_hidden_state[:, 0])
+        task = None if labels is None else F.cross_entropy(logits, labels)
+        loss = None if task is None else task + prior_a + prior_w
+        return DCWEOutput(loss=loss, logits=logits, task_loss=task, prior_a=prior_a, prior_w=prior_w,
+                          hidden_states=out.hidden_states, offsets=offsets, offset_positions=pos)
+
+
+# ----------------------------------------------------------------------------------------------
+# the dynamic (content) vocabulary
+# ----------------------------------------------------------------------------------------------
+def content_vocabulary(texts, tokenizer, top_k: int = 10000, stopwords=None, min_count: int = 1) -> list[int]:
+    """Token ids of the top_k most frequent whole-word tokens that are alphabetic and not stopwords.
+
+    Only these get offsets (paper: frequent vocabulary; the reference: alphabetic, no stopwords).
+    WordPiece continuations ("##ing") and special tokens are never dynamic.
+    """
+    from collections import Counter
+
+    if stopwords is None:
+        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as stopwords
+    stop = {w.lower() for w in stopwords}
+    special = set(getattr(tokenizer, "all_special_ids", []) or [])
+    counts: Counter = Counter()
+    for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
+        counts.update(ids)
+    keep = []
+    for tid, n in counts.most_common():
+        if n < min_count or len(keep) >= top_k:
+            break
+        tok = tokenizer.convert_ids_to_tokens(int(tid))
+        if tid in special or not tok.isalpha() or tok.lower() in stop:
+            continue
+        keep.append(int(tid))
+    if not keep:
+        raise ValueError("content_vocabulary: no alphabetic non-stopword token in the texts; "
+                         "check the text column (is it empty or non-English?) or pass stopwords=[].")
+    return keep
+
+
+__all__ = ["ABLATIONS", "DCWEConfig", "DCWEForMaskedLM", "DCWEForSequenceClassification", "DCWEOutput",
+           "DynamicComponent", "OffsetFFN", "SocialComponent", "content_vocabulary"]
