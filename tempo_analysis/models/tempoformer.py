@@ -1,0 +1,456 @@
+"""TempoFormer: a hierarchical, temporally aware BERT over a window of timestamped posts.
+
+Tseriotou et al. (2024), "TempoFormer: A Transformer for Temporally-aware Representations in
+Change Detection". Reads top to bottom:
+
+    posts ──► embeddings + local stack (layers 0..L_loc-1, each post on its own, ONCE per batch)
+          ──► gather windows [B, W] of post encodings (left-padded, explicit mask)
+          ──► for each upper layer u (default: the last two layers of the encoder):
+                 + stream position embedding s_u (slot distance to the current post), LayerNorm
+                 BERT layer u over every post's tokens (pretrained weights)
+                 temporal rotary MHA over the window's [CLS] vectors, rotated by phi(gap)
+                 (not last layer: the result replaces each post's [CLS])
+          ──► Gate&Norm: g = sigmoid(W[h_loc; h_glob]); LayerNorm((1-g)*h_loc + g*h_glob)
+              (paper eq. in section 3.6: g multiplies the stream side H'_CLS)
+          ──► head([pooled local [CLS] of current post ; fused [CLS]]) -> 64 -> 64 -> labels
+          ──► alpha-weighted focal loss (gamma 2, alpha_c = sqrt(N / n_c))
+
+Differences from the public reference code, all deliberate (see ../shared/REFERENCE-NOTES.md):
+- the upper layers are the checkpoint's pretrained layers (`from_encoder` loads them);
+- padding is marked by `window_mask` only; the first post of a timeline gets its true gap;
+- unique posts are encoded once per batch with dynamic padding, windows are gathered;
+- the time transform is `phi(gap) = time_scale * log1p(gap / time_unit)` (seconds by default)
+  and the rotary base `rope_theta` defaults to 10 so every rotary pair turns by a useful angle
+  over gaps of seconds to days (with the paper's 1e4 most pairs barely rotate); both are config.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from transformers import AutoConfig, AutoModel, PreTrainedConfig, PreTrainedModel
+from transformers.masking_utils import create_bidirectional_mask
+from transformers.utils import ModelOutput
+
+# name -> what the ablation removes or changes (paper Tables 3 and 4)
+ABLATIONS: dict[str, str] = {
+    "none": "full TempoFormer",
+    "sequential_rope": "RoPE over post order (slot distance) instead of time gaps",
+    "vanilla_mha": "plain multi-head attention over [CLS] (no rotary embedding)",
+    "no_s11": "no stream position embedding before the last layer",
+    "no_s10_s11": "no stream position embeddings at all",
+    "no_gate_norm": "fused [CLS] is the temporal MHA output (no Gate&Norm)",
+    "rotempoformer": "LSTM over every post's pooled fused [CLS] (RoTempoFormer)",
+}
+
+
+def check_ablation(name: str | None) -> str:
+    """Return a valid ablation name or raise ValueError listing the valid ones."""
+    name = "none" if name in (None, "") else str(name)
+    if name not in ABLATIONS:
+        raise ValueError(
+            f"ablation={name!r} is not known; valid names: {', '.join(ABLATIONS)}"
+        )
+    return name
+
+
+class TempoFormerConfig(PreTrainedConfig):
+    """Config of a TempoFormer; `encoder` holds the wrapped encoder's own config as a dict."""
+
+    model_type = "tempoformer"
+
+    encoder: dict | None = None  # wrapped encoder config (`enc.config.to_dict()`); None = tiny BERT
+    encoder_name: str | None = None  # where the pretrained weights came from (informational)
+    num_local_layers: int | None = None  # local stack size; None = all but the last 2 layers
+    max_window: int = 64  # size of the stream position tables (window sizes up to this)
+    time_transform: str = "log1p"  # "log1p": phi = scale*log(1+gap/unit); "linear": scale*gap/unit
+    time_unit: float = 1.0  # seconds per time unit before the transform
+    time_scale: float = 1.0  # multiplies phi (scales every rotary angle)
+    rope_theta: float = 10.0  # rotary base for temporal RoPE (paper/reference: 1e4)
+    sequential_rope_theta: float = 10000.0  # rotary base of the "sequential_rope" ablation
+    head_hidden: int = 64
+    head_dropout: float = 0.1
+    focal_gamma: float = 2.0
+    focal_alpha: list | None = None  # per-class alpha; None = 1 for every class
+    ablation: str = "none"
+    rnn_hidden: int = 128  # LSTM size of the rotempoformer variant
+
+    def __post_init__(self, **kwargs):
+        self.ablation = check_ablation(self.ablation)
+        if self.time_transform not in ("log1p", "linear"):
+            raise ValueError(
+                f"time_transform={self.time_transform!r}: use 'log1p' (paper) or 'linear'"
+            )
+        if self.time_unit <= 0 or self.rope_theta <= 1 or self.sequential_rope_theta <= 1:
+            raise ValueError("time_unit must be > 0 and rope_theta / sequential_rope_theta > 1")
+        super().__post_init__(**kwargs)
+
+    # the wrapped encoder's config object (rebuilt from the stored dict)
+    def encoder_config(self) -> PreTrainedConfig:
+        d = dict(self.encoder or {})
+        model_type = d.pop("model_type", "bert")
+        for k in ("architectures", "transformers_version", "_name_or_path", "name_or_path"):
+            d.pop(k, None)
+        cfg = AutoConfig.for_model(model_type, **d)
+        if getattr(cfg, "_attn_implementation", None) is None:
+            cfg._attn_implementation = "sdpa"
+        return cfg
+
+
+@dataclass
+class TempoFormerOutput(ModelOutput):
+    """loss (scalar or None), logits [B, C], temporal attentions (one [B, heads, W, W] per upper layer)."""
+
+    loss: torch.Tensor | None = None
+    logits: torch.Tensor | None = None
+    temporal_attentions: tuple | None = None
+
+
+# ---------------------------------------------------------------------------------------------
+# time transform and rotary embedding
+
+
+def time_positions(gaps: torch.Tensor, config: TempoFormerConfig) -> torch.Tensor:
+    """phi(gap): the rotary 'position' of a post whose gap to the current post is `gaps` seconds.
+
+    gaps are >= 0 (float64 recommended: absolute epoch seconds lose ~100 s of precision in float32).
+    Default: phi = time_scale * log(1 + gap / time_unit), so phi(0) = 0 for the current post.
+    """
+    g = gaps.double() / float(config.time_unit)
+    phi = torch.log1p(g) if config.time_transform == "log1p" else g
+    return (float(config.time_scale) * phi).float()
+
+
+def rotary_inv_freq(head_dim: int, theta: float, device=None) -> torch.Tensor:
+    """LLaMA-style inverse frequencies theta^(-2i/d), i = 0..d/2-1."""
+    return 1.0 / (theta ** (torch.arange(0, head_dim, 2, device=device).float() / head_dim))
+
+
+def rotary_angles(positions: torch.Tensor, head_dim: int, theta: float) -> torch.Tensor:
+    """Angle of every rotary pair: positions [...] -> [..., head_dim/2]."""
+    return positions.float()[..., None] * rotary_inv_freq(head_dim, theta, positions.device)
+
+
+def _rotate_half(x: torch.Tensor) -> torch.Tensor:
+    x1, x2 = x.chunk(2, dim=-1)
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def apply_rotary(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
+    """Rotate x [B, heads, W, d] by angles [B, W, d/2] (pairs (i, i+d/2), as in LLaMA)."""
+    emb = torch.cat((angles, angles), dim=-1)[:, None]  # [B, 1, W, d]
+    return x * emb.cos() + _rotate_half(x) * emb.sin()
+
+
+class TemporalRotaryAttention(nn.Module):
+    """Multi-head self-attention over the window's [CLS] vectors, rotated by time (no FFN, no norm).
+
+    out = x + O(softmax(R(phi_q) Q x . R(phi_k) K x / sqrt(d)) V x); bias-free Q/K/V as in the reference.
+    Scores depend on phi_q - phi_k only (RoPE's relative property). Padded slots are masked as keys.
+    """
+
+    def __init__(self, hidden: int, heads: int, theta: float | None):
+        super().__init__()
+        if hidden % heads or (hidden // heads) % 2:
+            raise ValueError(f"hidden={hidden} must split into {heads} heads of even size")
+        self.heads, self.head_dim, self.theta = heads, hidden // heads, theta
+        self.q = nn.Linear(hidden, hidden, bias=False)
+        self.k = nn.Linear(hidden, hidden, bias=False)
+        self.v = nn.Linear(hidden, hidden, bias=False)
+        self.o = nn.Linear(hidden, hidden)
+
+    def forward(self, x, positions, mask):
+        # x [B, W, H]; positions [B, W] float (phi or slot distance); mask [B, W] bool
+        B, W, H = x.shape
+        split = lambda t: t.view(B, W, self.heads, self.head_dim).transpose(1, 2)  # noqa: E731
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        if self.theta is not None:  # rotary (temporal or sequential); None = vanilla MHA
+            ang = rotary_angles(positions, self.head_dim, self.theta)
+            q, k = apply_rotary(q, ang), apply_rotary(k, ang)
+        scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)  # [B, heads, W, W]
+        scores = scores.masked_fill(~mask[:, None, None, :], torch.finfo(scores.dtype).min)
+        attn = scores.softmax(-1)
+        out = (attn @ v).transpose(1, 2).reshape(B, W, H)
+        return x + self.o(out), attn
+
+
+class GateNorm(nn.Module):
+    """Gated context fusion (Zheng et al. 2021), paper eq. 3.6: LN((1-g)*h_loc + g*h_glob)."""
+
+    def __init__(self, hidden: int, eps: float):
+        super().__init__()
+        self.gate = nn.Linear(2 * hidden, hidden)
+        self.norm = nn.LayerNorm(hidden, eps=eps)
+
+    def forward(self, h_loc, h_glob):
+        g = torch.sigmoid(self.gate(torch.cat([h_loc, h_glob], dim=-1)))
+        return self.norm((1 - g) * h_loc + g * h_glob)
+
+
+def focal_loss(logits, labels, alpha=None, gamma: float = 2.0, ignore_index: int = -100):
+    """Alpha-weighted focal loss, mean over labelled rows: -alpha_y (1-p_y)^gamma log p_y."""
+    keep = labels != ignore_index
+    if not keep.any():
+        return logits.sum() * 0.0  # no labelled row: zero loss that still has a graph
+    logits, labels = logits[keep], labels[keep]
+    logp = F.log_softmax(logits.float(), dim=-1).gather(1, labels[:, None]).squeeze(1)
+    loss = -((1 - logp.exp()) ** gamma) * logp
+    if alpha is not None:
+        loss = loss * torch.as_tensor(alpha, dtype=loss.dtype, device=loss.device)[labels]
+    return loss.mean()
+
+
+def focal_alpha_from_labels(labels, num_labels: int) -> list[float]:
+    """alpha_c = sqrt(N / n_c) over labelled rows (labels < 0 ignored); absent classes get max alpha."""
+    y = torch.as_tensor(labels).long()
+    y = y[y >= 0]
+    counts = torch.bincount(y, minlength=num_labels).double()
+    n = float(counts.sum())
+    alpha = torch.where(counts > 0, (n / counts.clamp(min=1)).sqrt(), torch.zeros_like(counts))
+    if (counts == 0).any():
+        alpha[counts == 0] = alpha.max() if alpha.max() > 0 else 1.0
+    return [float(a) for a in alpha]
+
+
+# ---------------------------------------------------------------------------------------------
+# the model
+
+
+class TempoFormerModel(PreTrainedModel):
+    """TempoFormer over any BERT-like encoder (BERT, RoBERTa, MiniLM, ...); see module docstring."""
+
+    config_class = TempoFormerConfig
+    base_model_prefix = "tempoformer"
+    main_input_name = "input_ids"
+
+    def __init__(self, config: TempoFormerConfig):
+        super().__init__(config)
+        ecfg = config.encoder_config()
+        self.encoder = AutoModel.from_config(ecfg)  # embeddings + all layers (+ pooler if it has one)
+        if not hasattr(self.encoder, "embeddings") or not hasattr(
+            getattr(self.encoder, "encoder", None), "layer"
+        ):
+            raise ValueError(
+                f"encoder model_type={ecfg.model_type!r} is not BERT-like: TempoFormer needs "
+                "`.embeddings` and `.encoder.layer` (BERT, RoBERTa, ELECTRA, MiniLM, ...)"
+            )
+        L, H = ecfg.num_hidden_layers, ecfg.hidden_size
+        n_loc = L - 2 if config.num_local_layers is None else int(config.num_local_layers)
+        if not 0 <= n_loc < L:
+            raise ValueError(
+                f"num_local_layers={n_loc} must be in [0, {L - 1}] for a {L}-layer encoder "
+                "(at least one upper layer is needed)"
+            )
+        self.num_local, self.num_upper, self.hidden = n_loc, L - n_loc, H
+        ab = config.ablation
+        # one stream position table (+ LayerNorm) per upper layer; s10 = first, s11 = last
+        use_s = [ab != "no_s10_s11"] * self.num_upper
+        if ab == "no_s11":
+            use_s[-1] = False
+        self.stream_pos = nn.ModuleList(
+            [nn.Embedding(config.max_window, H) if u else nn.Identity() for u in use_s]
+        )
+        self.stream_norm = nn.ModuleList(
+            [nn.LayerNorm(H, eps=ecfg.layer_norm_eps) if u else nn.Identity() for u in use_s]
+        )
+        self._use_s = use_s
+        theta = {"vanilla_mha": None, "sequential_rope": config.sequential_rope_theta}.get(
+            ab, config.rope_theta
+        )
+        self.temporal = nn.ModuleList(
+            [TemporalRotaryAttention(H, ecfg.num_attention_heads, theta) for _ in range(self.num_upper)]
+        )
+        self.gate_norm = GateNorm(H, ecfg.layer_norm_eps) if ab != "no_gate_norm" else None
+        # BERT pooler (dense + tanh on [CLS]) for the local current-post summary
+        if getattr(self.encoder, "pooler", None) is None:
+            self.local_pooler = nn.Sequential(nn.Linear(H, H), nn.Tanh())
+        self.rnn = nn.LSTM(H, config.rnn_hidden, batch_first=True) if ab == "rotempoformer" else None
+        stream_dim = config.rnn_hidden if self.rnn is not None else H
+        d, p = config.head_hidden, config.head_dropout
+        self.head = nn.Sequential(
+            nn.Linear(H + stream_dim, d), nn.ReLU(), nn.Dropout(p),
+            nn.Linear(d, d), nn.ReLU(), nn.Dropout(p),
+            nn.Linear(d, config.num_labels),
+        )
+        self.post_init()
+
+    def _init_weights(self, module):
+        # the encoder's own init also restores its non-persistent buffers (e.g. position_ids)
+        type(self.encoder)._init_weights(self.encoder, module)
+
+    # ----- construction from a pretrained encoder ------------------------------------------
+    @classmethod
+    def from_encoder(cls, encoder="default", **config_kwargs) -> "TempoFormerModel":
+        """Build a TempoFormer whose every encoder weight (local AND upper layers) is the checkpoint's.
+
+        encoder: "default" (embedded MiniLM), an HF name, a local path, or an already loaded model.
+        config_kwargs go to TempoFormerConfig (num_labels, id2label, ablation, num_local_layers, ...).
+        """
+        if isinstance(encoder, str):
+            from tempo_analysis.encoders import load_encoder
+
+            name = encoder
+            encoder, _ = load_encoder(encoder)
+        else:
+            name = getattr(encoder.config, "_name_or_path", None) or encoder.config.model_type
+        base = getattr(encoder, "base_model", encoder)
+        cfg = TempoFormerConfig(encoder=base.config.to_dict(), encoder_name=str(name), **config_kwargs)
+        model = cls(cfg)
+        result = model.encoder.load_state_dict(base.state_dict(), strict=False)
+        missing = [k for k in result.missing_keys if not k.startswith("pooler.")]
+        if missing or result.unexpected_keys:
+            raise ValueError(
+                f"encoder {name!r} weights do not fit its own architecture: missing={missing[:5]}, "
+                f"unexpected={result.unexpected_keys[:5]}"
+            )
+        return model
+
+    @property
+    def local_layers(self):
+        return self.encoder.encoder.layer[: self.num_local]
+
+    @property
+    def upper_layers(self):
+        return self.encoder.encoder.layer[self.num_local :]
+
+    def _mask4d(self, x, attention_mask):
+        return create_bidirectional_mask(
+            config=self.encoder.config, inputs_embeds=x, attention_mask=attention_mask
+        )
+
+    def local_encode(self, input_ids, attention_mask, token_type_ids=None) -> torch.Tensor:
+        """Embeddings + local stack over each post on its own: [P, T] -> [P, T, H]."""
+        x = self.encoder.embeddings(input_ids=input_ids, token_type_ids=token_type_ids)
+        mask = self._mask4d(x, attention_mask)
+        for layer in self.local_layers:
+            x = layer(x, mask)
+        return x
+
+    def pool_local(self, cls_vectors: torch.Tensor) -> torch.Tensor:
+        """BERT pooling of [CLS] vectors [N, H] -> [N, H]."""
+        pooler = getattr(self.encoder, "pooler", None)
+        if pooler is not None:
+            return pooler(cls_vectors[:, None, :])
+        return self.local_pooler(cls_vectors)
+
+    # ----- forward ------------------------------------------------------------------------
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        window_index=None,
+        window_mask=None,
+        post_times=None,
+        labels=None,
+        token_type_ids=None,
+        local_hidden=None,
+        output_attentions: bool = False,
+        **_,
+    ) -> TempoFormerOutput:
+        """Classify the current (last-slot) post of every window.
+
+        input_ids / attention_mask [P, T]: the batch's UNIQUE posts, dynamically padded
+            (or `local_hidden` [P, T, H]: precomputed local-stack output, e.g. with frozen lower layers);
+        window_index [B, W] long: rows into the posts, oldest -> newest, current post LAST, -1 = pad;
+        window_mask [B, W] bool: True = real post (the only padding marker);
+        post_times [P] float64 absolute seconds (any origin; only differences are used);
+        labels [B] long, -100 = unlabeled (predicted, no loss).
+        """
+        if window_index is None or window_mask is None or post_times is None:
+            raise ValueError("TempoFormer needs window_index, window_mask and post_times")
+        window_mask = window_mask.bool()
+        B, W = window_index.shape
+        if W > self.config.max_window:
+            raise ValueError(
+                f"window size {W} exceeds config.max_window={self.config.max_window}; "
+                "build the model with a larger max_window"
+            )
+        if not window_mask[:, -1].all():
+            raise ValueError("window_mask[:, -1] must be True: the current post sits in the last slot")
+        if attention_mask is None:
+            attention_mask = torch.ones(input_ids.shape[:2], dtype=torch.long, device=input_ids.device)
+
+        # 1) local stack, once per unique post
+        h = local_hidden if local_hidden is not None else self.local_encode(
+            input_ids, attention_mask, token_type_ids
+        )
+        safe_index = window_index.clamp(min=0)
+        cur = window_index[:, -1]
+        pooled_local = self.pool_local(h[cur, 0])  # [B, H]
+
+        # 2) time gaps to the current post (float64 so absolute epoch seconds keep precision)
+        times = post_times.to(torch.float64)
+        gaps = (times[cur][:, None] - times[safe_index]).masked_fill(~window_mask, 0.0)
+        if (gaps < 0).any():
+            raise ValueError(
+                "a window lists a post later than its current post: window_index must run "
+                "oldest -> newest with the current post last (sort timelines by timestamp)"
+            )
+        slot_dist = (W - 1) - torch.arange(W, device=window_index.device)  # 0 = current post
+        slot_dist = slot_dist[None].expand(B, W)
+        if self.config.ablation == "sequential_rope":
+            positions = slot_dist.float()
+        else:
+            positions = time_positions(gaps, self.config)
+
+        # 3) gather the real (window, slot) pairs; pads are never computed
+        b_idx, s_idx = window_mask.nonzero(as_tuple=True)
+        rows = window_index[b_idx, s_idx]
+        x, tok_mask = h[rows], attention_mask[rows]
+        mask4d = self._mask4d(x, tok_mask)
+        dist = slot_dist[b_idx, s_idx]
+
+        attentions = []
+        for u, layer in enumerate(self.upper_layers):
+            if self._use_s[u]:  # stream position embedding on every token, then LayerNorm
+                x = self.stream_norm[u](x + self.stream_pos[u](dist)[:, None, :])
+            x = layer(x, mask4d)
+            cls = x.new_zeros(B, W, self.hidden).index_put((b_idx, s_idx), x[:, 0])
+            fused, attn = self.temporal[u](cls, positions, window_mask)
+            attentions.append(attn)
+            if u < self.num_upper - 1:  # stream-aware [CLS] replaces each post's [CLS]
+                x = torch.cat([fused[b_idx, s_idx][:, None, :], x[:, 1:]], dim=1)
+
+        # 4) Gate&Norm fusion of the last layer's word-level and stream-level [CLS]
+        if self.rnn is None:
+            h_loc, h_glob = cls[:, -1], fused[:, -1]
+            stream = self.gate_norm(h_loc, h_glob) if self.gate_norm is not None else h_glob
+        else:  # RoTempoFormer: LSTM over every real post's pooled fused [CLS], oldest -> newest
+            every = self.gate_norm(cls, fused) if self.gate_norm is not None else fused
+            pooled = self.pool_local(every.reshape(B * W, -1)).view(B, W, -1)
+            n = window_mask.sum(1)
+            shift = (torch.arange(W, device=n.device)[None] + (W - n)[:, None]) % W  # left -> right pad
+            pooled = pooled.gather(1, shift[..., None].expand(-1, -1, pooled.shape[-1]))
+            packed = nn.utils.rnn.pack_padded_sequence(
+                pooled, n.cpu(), batch_first=True, enforce_sorted=False
+            )
+            _, (h_n, _) = self.rnn(packed)
+            stream = h_n[-1]
+
+        logits = self.head(torch.cat([pooled_local, stream], dim=-1))
+        loss = None
+        if labels is not None:
+            loss = focal_loss(logits, labels, self.config.focal_alpha, self.config.focal_gamma)
+        return TempoFormerOutput(
+            loss=loss, logits=logits,
+            temporal_attentions=tuple(attentions) if output_attentions else None,
+        )
+
+
+__all__ = [
+    "ABLATIONS",
+    "TempoFormerConfig",
+    "TempoFormerModel",
+    "TempoFormerOutput",
+    "TemporalRotaryAttention",
+    "GateNorm",
+    "check_ablation",
+    "focal_alpha_from_labels",
+    "focal_loss",
+    "rotary_angles",
+    "time_positions",
+]

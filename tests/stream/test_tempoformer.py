@@ -1,0 +1,241 @@
+"""TempoFormer model: pretrained upper layers, time handling, shared encoding, ablations, save/load."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import load_file
+
+from tempo_analysis.models.tempoformer import (
+    ABLATIONS, GateNorm, TempoFormerConfig, TempoFormerModel, focal_alpha_from_labels, focal_loss,
+    rotary_angles, time_positions,
+)
+from tempo_analysis.stream.batching import build_stream_data, collate_windows, model_inputs, per_window_batch
+
+from .conftest import make_timelines, tiny_bert_dict
+
+
+def tiny_model(ablation="none", layers=3, loud=True, **kw) -> TempoFormerModel:
+    """Random tiny TempoFormer; `loud` gives the stream modules large weights so that the other
+    posts of a window visibly move the output (at BERT's init scale their effect is ~1e-5)."""
+    torch.manual_seed(0)
+    cfg = TempoFormerConfig(encoder=tiny_bert_dict(layers=layers), num_labels=2, ablation=ablation, **kw)
+    model = TempoFormerModel(cfg).eval()
+    if loud:
+        with torch.no_grad():
+            for p in [*model.temporal.parameters(), *model.head.parameters()]:
+                p.normal_(0, 0.3)
+    return model
+
+
+def batch_for(tl, tokenizer, window=4, idx=None):
+    data = build_stream_data(tl, window, tokenizer, max_length=16)
+    idx = np.arange(len(data)) if idx is None else idx
+    return collate_windows(data, idx)
+
+
+def run(model, batch, **kw):
+    return model(**model_inputs(batch), **kw)
+
+
+# ---------------------------------------------------------------- pretrained weights (real MiniLM)
+def test_upper_layers_hold_the_checkpoint_weights():
+    from tempo_analysis.encoders import resolve_encoder
+
+    model = TempoFormerModel.from_encoder("default", num_labels=2)
+    ckpt = load_file(f"{resolve_encoder('default')}/model.safetensors")
+    assert model.num_local == 4 and model.num_upper == 2  # MiniLM: 6 layers = 4 local + 2 upper
+    checked = 0
+    for name, p in model.encoder.named_parameters():
+        assert name in ckpt, name
+        assert torch.equal(p.detach(), ckpt[name]), f"{name} differs from the checkpoint"
+        checked += name.startswith(("encoder.layer.4.", "encoder.layer.5."))
+    assert checked == 32  # every tensor of both upper layers was compared
+    # and the upper layers are the ones the forward pass runs
+    assert model.upper_layers[0] is model.encoder.encoder.layer[4]
+
+
+def test_num_local_layers_is_configurable():
+    m = tiny_model(layers=4, num_local_layers=1)
+    assert (m.num_local, m.num_upper, len(m.temporal), len(m.stream_pos)) == (1, 3, 3, 3)
+    with pytest.raises(ValueError, match="num_local_layers"):
+        tiny_model(layers=3, num_local_layers=3)
+
+
+# ---------------------------------------------------------------- time handling
+def test_time_transform_default_is_log_seconds_and_rotates_every_pair():
+    cfg = TempoFormerConfig(encoder=tiny_bert_dict())
+    gaps = torch.tensor([0.0, 1.0, 60.0, 86400.0], dtype=torch.float64)
+    assert torch.allclose(time_positions(gaps, cfg), torch.log1p(gaps).float())
+    # every rotary pair turns by > 1 rad between a 1-second and a 1-day gap at the default base ...
+    span = rotary_angles(time_positions(torch.tensor([86400.0]), cfg), 32, cfg.rope_theta) - rotary_angles(
+        time_positions(torch.tensor([1.0]), cfg), 32, cfg.rope_theta)
+    assert (span > 1.0).all()
+    # ... while with the paper's base 1e4 most pairs barely move (the reference code's problem)
+    span_paper = rotary_angles(time_positions(torch.tensor([86400.0]), cfg), 32, 1e4)
+    assert (span_paper < 0.5).float().mean() > 0.5
+    # the scale is a documented knob: it multiplies every angle
+    cfg2 = TempoFormerConfig(encoder=tiny_bert_dict(), time_scale=2.0, time_unit=60.0)
+    assert torch.allclose(time_positions(gaps, cfg2), 2 * torch.log1p(gaps / 60).float())
+
+
+def test_first_post_gets_its_true_gap_and_padding_is_mask_only(timelines, tokenizer):
+    model = tiny_model()
+    data = build_stream_data(timelines, 6, tokenizer, max_length=16)
+    # timeline tl0 starts at epoch 0: window of its 3rd post = [pad, pad, pad, p0(t=0), p1, p2]
+    pos = int(np.flatnonzero(data.windows.target_index == 2)[0])
+    batch = collate_windows(data, [pos])
+    assert batch["window_mask"][0].tolist() == [False, False, False, True, True, True]
+    seen = {}
+
+    def hook(module, args, output):
+        seen["pos"] = args[1].clone()
+
+    model.temporal[0].register_forward_hook(hook)
+    out = run(model, batch)
+    secs = timelines.df["seconds"].to_numpy()
+    assert secs[0] == 0.0
+    expected = np.log1p(secs[2] - secs[0])
+    assert seen["pos"][0, 3].item() == pytest.approx(expected, rel=1e-6)  # not treated as a pad
+    # the post at time 0 is attended: changing its text changes the prediction ...
+    b2 = dict(batch)
+    b2["input_ids"] = batch["input_ids"].clone()
+    b2["input_ids"][0, 1] = 2000 if int(b2["input_ids"][0, 1]) != 2000 else 2001
+    fused = {}
+    model.gate_norm.register_forward_hook(lambda m, a, o: fused.__setitem__(len(fused), o.detach()))
+    run(model, batch), run(model, b2)
+    assert (fused[0] - fused[1]).abs().max() > 1e-3
+    # ... while pads are invisible: a 6-slot window equals a 3-slot window of the same posts
+    small = build_stream_data(timelines, 3, tokenizer, max_length=16)
+    out3 = run(model, collate_windows(small, [pos]))
+    torch.testing.assert_close(out3.logits, out.logits, atol=1e-5, rtol=0)
+
+
+def test_shifting_all_timestamps_does_not_change_output(timelines, tokenizer):
+    model = tiny_model()
+    batch = batch_for(timelines, tokenizer)
+    base = run(model, batch).logits
+    for shift in (-1234.5, 1.7e9):  # float64 gaps keep this exact even at epoch scale
+        b = dict(batch, post_times=batch["post_times"] + shift)
+        torch.testing.assert_close(run(model, b).logits, base, atol=1e-6, rtol=0)
+    # sanity: the model does look at time (a gap change moves the output)
+    b = dict(batch, post_times=batch["post_times"] * 1.5)
+    assert not torch.allclose(run(model, b).logits, base, atol=1e-5)
+
+
+def test_equal_timestamps_and_short_windows_work(tokenizer):
+    tl = make_timelines(n_timelines=2, n_posts=(3, 1), seed=3, equal_times=True)
+    assert tl.df.groupby("timeline_id")["seconds"].nunique().eq(1).all()  # equal timestamps
+    model = tiny_model()
+    batch = batch_for(tl, tokenizer, window=5)  # all timelines shorter than the window
+    assert (~batch["window_mask"]).any()
+    out = run(model, batch)
+    assert torch.isfinite(out.logits).all() and out.logits.shape == (len(tl.df), 2)
+
+
+def test_unlabeled_posts_are_predicted_not_crashed_on(tokenizer):
+    tl = make_timelines(seed=1)
+    tl.df.loc[[0, 3, 5], "label"] = None
+    batch = batch_for(tl, tokenizer)
+    assert (batch["labels"] == -100).sum() == 3
+    model = tiny_model()
+    out = run(model, batch)
+    assert torch.isfinite(out.logits).all() and out.logits.shape[0] == len(tl.df)
+    keep = batch["labels"] != -100
+    torch.testing.assert_close(out.loss, focal_loss(out.logits[keep], batch["labels"][keep]))
+    none = dict(batch, labels=torch.full_like(batch["labels"], -100))
+    assert run(model, none).loss.item() == 0.0
+
+
+# ---------------------------------------------------------------- shared post encoding
+@pytest.mark.parametrize("ablation", ["none", "rotempoformer"])
+def test_shared_encoding_equals_per_window_encoding(timelines, tokenizer, ablation):
+    model = tiny_model(ablation)
+    shared = batch_for(timelines, tokenizer, window=4)
+    n_copies = int(shared["window_mask"].sum())
+    assert shared["input_ids"].shape[0] == len(timelines.df) < n_copies  # each post encoded once
+
+    def logits_and_grads(batch):
+        model.zero_grad()
+        out = run(model, batch)
+        out.loss.backward()
+        return out.logits.detach(), {n: p.grad.clone() for n, p in model.named_parameters() if p.grad is not None}
+
+    l_shared, g_shared = logits_and_grads(shared)
+    for pad_to in (None, 64):  # dynamic per-window padding, and fixed padding (reference design)
+        per = per_window_batch(shared, pad_to=pad_to)
+        assert per["input_ids"].shape[0] == n_copies
+        l_per, g_per = logits_and_grads(per)
+        torch.testing.assert_close(l_per, l_shared, atol=1e-5, rtol=0)
+        assert g_per.keys() == g_shared.keys() and len(g_shared) > 20
+        for name in g_shared:
+            torch.testing.assert_close(g_per[name], g_shared[name], atol=1e-5, rtol=1e-4, msg=name)
+
+
+def test_batches_pad_dynamically(timelines, tokenizer):
+    batch = batch_for(timelines, tokenizer)
+    longest = max(len(t) for t in tokenizer(timelines.df["text"].tolist())["input_ids"])
+    assert batch["input_ids"].shape[1] == longest < 512
+
+
+# ---------------------------------------------------------------- ablations
+@pytest.mark.parametrize("ablation", list(ABLATIONS))
+def test_every_ablation_trains(ablation, timelines, tokenizer):
+    model = tiny_model(ablation).train()
+    batch = batch_for(timelines, tokenizer)
+    out = run(model, batch)
+    out.loss.backward()
+    assert torch.isfinite(out.loss) and out.logits.shape == (len(timelines.df), 2)
+    assert any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.temporal.parameters())
+
+
+def test_ablations_change_what_they_claim(timelines, tokenizer):
+    batch = batch_for(timelines, tokenizer)
+    stretched = dict(batch, post_times=batch["post_times"] * 3.0)
+    for name in ("sequential_rope", "vanilla_mha"):  # no time inside: gaps do not matter
+        m = tiny_model(name)
+        torch.testing.assert_close(run(m, stretched).logits, run(m, batch).logits, atol=1e-6, rtol=0)
+    assert tiny_model("vanilla_mha").temporal[0].theta is None
+    m = tiny_model("no_s11")
+    assert m._use_s == [True, False]
+    assert tiny_model("no_s10_s11")._use_s == [False, False]
+    assert tiny_model("no_gate_norm").gate_norm is None
+    assert tiny_model("rotempoformer").rnn is not None
+
+
+def test_unknown_ablation_lists_valid_names():
+    with pytest.raises(ValueError, match="valid names: none, sequential_rope, vanilla_mha"):
+        TempoFormerConfig(encoder=tiny_bert_dict(), ablation="no_rope")
+
+
+# ---------------------------------------------------------------- pieces
+def test_gate_norm_weights_the_stream_side_with_g():
+    gn = GateNorm(8, 1e-12)
+    torch.nn.init.zeros_(gn.gate.weight)
+    h_loc, h_glob = torch.randn(3, 8), torch.randn(3, 8)
+    torch.nn.init.constant_(gn.gate.bias, 30.0)  # g -> 1: the stream-level [CLS] wins (paper eq.)
+    torch.testing.assert_close(gn(h_loc, h_glob), gn.norm(h_glob))
+    torch.nn.init.constant_(gn.gate.bias, -30.0)  # g -> 0: the word-level [CLS] wins
+    torch.testing.assert_close(gn(h_loc, h_glob), gn.norm(h_loc))
+
+
+def test_focal_loss_and_alpha():
+    logits, y = torch.randn(6, 3), torch.tensor([0, 1, 2, 0, 0, 1])
+    torch.testing.assert_close(focal_loss(logits, y, None, gamma=0.0), torch.nn.functional.cross_entropy(logits, y))
+    p = logits.softmax(-1)[torch.arange(6), y]
+    alpha = focal_alpha_from_labels(y, 3)
+    assert alpha == pytest.approx([math.sqrt(6 / 3), math.sqrt(6 / 2), math.sqrt(6 / 1)])
+    want = (-(torch.tensor(alpha)[y]) * (1 - p) ** 2 * p.log()).mean()
+    torch.testing.assert_close(focal_loss(logits, y, alpha, gamma=2.0), want)
+
+
+def test_save_and_load_round_trip(tmp_path, timelines, tokenizer):
+    model = tiny_model("no_s11", focal_alpha=[1.0, 2.0], id2label={0: "no", 1: "yes"})
+    batch = batch_for(timelines, tokenizer)
+    model.save_pretrained(tmp_path)
+    assert (tmp_path / "model.safetensors").is_file() and not list(tmp_path.glob("*.bin"))
+    loaded = TempoFormerModel.from_pretrained(tmp_path).eval()
+    assert loaded.config.ablation == "no_s11" and loaded.config.focal_alpha == [1.0, 2.0]
+    assert loaded.config.id2label == {0: "no", 1: "yes"}
+    torch.testing.assert_close(run(loaded, batch).logits, run(model, batch).logits, atol=0, rtol=0)
