@@ -183,6 +183,9 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give it a normal file's mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -213,11 +216,16 @@ class _Lock:
         self.fh.close()  # closing releases the flock
 
 
-def update_summary(notebook: str, fields: Mapping[str, Any], path=None) -> Path:
-    """Merge top-level `fields` (e.g. seconds, status) into one notebook's entry."""
+def update_summary(notebook: str, fields: Mapping[str, Any], path=None, replace=False) -> Path:
+    """Merge top-level `fields` (e.g. seconds, status) into one notebook's entry.
+
+    replace=True starts the entry afresh (a new run must not inherit the last run's numbers).
+    """
     path = Path(path) if path is not None else summary_path()
     with _Lock(path):
         data = read_summary(path)
+        if replace:
+            data["notebooks"][notebook] = {}
         entry = data["notebooks"].setdefault(notebook, {})
         for key, value in fields.items():
             if key == "values":

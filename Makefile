@@ -1,0 +1,113 @@
+# tempo_analysis: `make demo` runs every notebook headless; `make test` runs the whole test suite.
+#
+#   make demo    venv + notebook extras, demo data if missing, execute notebooks -> build/
+#   make test    venv + notebook and test extras, demo data if missing, pytest over tests/
+#   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on)
+#   make data    generate data/world with `tempo-analysis world` if it is missing
+#   make clean   remove build outputs and caches (keeps .venv and data/)
+#   make distclean   clean, and remove .venv too
+#
+# torch comes from the local CPU wheel in pip's configured find-links (--no-index), never from a
+# registry. Elsewhere, override: make TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+TORCH_VERSION ?= 2.13.0
+TORCH_PIP_ARGS ?= --no-index
+DATA ?= data
+BUILD ?= build
+PYTEST_ARGS ?=
+LAB_ARGS ?=
+
+TORCH_STAMP := $(VENV)/.stamp-torch-$(TORCH_VERSION)
+DEMO_STAMP := $(VENV)/.stamp-install-notebooks
+TEST_STAMP := $(VENV)/.stamp-install-test
+
+.PHONY: help venv install install-test data demo test lab clean distclean
+
+help:
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+
+# --- environment -----------------------------------------------------------------------------
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+venv: $(PY)
+
+# torch first, from the local wheel only; its own dependencies then come from the registry.
+$(TORCH_STAMP): | $(PY)
+	@if $(PY) -c "import sys, torch; sys.exit(torch.__version__.split('+')[0] != '$(TORCH_VERSION)')" 2>/dev/null; then \
+		echo "torch $(TORCH_VERSION) already installed"; \
+	else \
+		$(PIP) install $(TORCH_PIP_ARGS) --no-deps "torch==$(TORCH_VERSION)" || { \
+			echo "error: no torch $(TORCH_VERSION) wheel in pip's find-links ($$($(PIP) config get global.find-links 2>/dev/null || echo unset));" >&2; \
+			echo "       put one there, or run: make TORCH_PIP_ARGS='--index-url https://download.pytorch.org/whl/cpu'" >&2; \
+			exit 1; }; \
+		$(PIP) install "torch==$(TORCH_VERSION)"; \
+	fi
+	@touch $@
+
+# the package with its notebook extras; redone only when pyproject.toml changes
+$(DEMO_STAMP): pyproject.toml $(TORCH_STAMP)
+	@if [ -f $(TEST_STAMP) ] && [ $(TEST_STAMP) -nt pyproject.toml ]; then \
+		echo "notebook extras already installed (with the test extras)"; \
+	else \
+		$(PIP) install -e ".[notebooks]"; \
+	fi
+	@touch $@
+
+$(TEST_STAMP): pyproject.toml $(TORCH_STAMP)
+	$(PIP) install -e ".[notebooks,test]"
+	@touch $@
+
+install: $(DEMO_STAMP)
+install-test: $(TEST_STAMP)
+
+# --- data --------------------------------------------------------------------------------------
+
+# generate the planted-truth world only when it is missing (it is committed; this is for clones
+# that dropped it)
+define make_data
+	@if [ -d "$(DATA)/world" ]; then \
+		echo "demo data present: $(DATA)/world"; \
+	else \
+		echo "generating the demo world into $(DATA)/"; \
+		$(VENV)/bin/tempo-analysis world --out "$(DATA)/"; \
+	fi
+endef
+
+data: install
+	$(make_data)
+
+# --- the two commands ------------------------------------------------------------------------------
+
+demo: install
+	$(make_data)
+	$(PY) scripts/run_notebooks.py --notebooks-dir notebooks --out $(BUILD)
+
+# pytest's exit code is make's verdict: 1 (failures) and 5 (no tests collected) both fail here.
+test: install-test
+	$(make_data)
+	$(PY) -m pytest tests $(PYTEST_ARGS)
+
+lab: install
+	$(make_data)
+	$(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
+		$$( [ "$$(id -u)" = 0 ] && echo --allow-root ) $(LAB_ARGS)
+
+# --- housekeeping ------------------------------------------------------------------------------
+
+clean:
+	rm -rf $(BUILD) .pytest_cache .hypothesis
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
+		| xargs -0 rm -rf
+
+distclean: clean
+	rm -rf $(VENV) *.egg-info
