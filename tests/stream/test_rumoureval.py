@@ -1,0 +1,86 @@
+"""RumourEval-2017 loader and the LRS switch rule."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tempo_analysis.data import DataError
+from tempo_analysis.data.loaders.rumoureval import load_rumoureval, lrs_labels
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "rumoureval2017"
+N, S = "no_switch", "switch"
+
+
+def test_lrs_rule_on_hand_worked_threads():
+    # source supports (b=1); deny -> 0; deny -> -1 (switch: 0 -> nonzero); query -> -2 (switch continues)
+    assert lrs_labels(["support", "deny", "deny", "query"]) == [N, N, S, S]
+    # staying on the source's side is never a switch: no switch has started
+    assert lrs_labels(["support", "support", "comment", "support"]) == [N, N, N, N]
+    # back to 0 ends the switch; leaving 0 again towards support is a new switch
+    assert lrs_labels(["support", "deny", "deny", "support", "support", "comment"]) == [N, N, S, N, S, S]
+    # a comment source (b=0): the first stance taken is a switch
+    assert lrs_labels(["comment", "comment", "query", "comment"]) == [N, N, S, S]
+    # the first post is never a switch even when it moves b off 0
+    assert lrs_labels(["deny"]) == [N]
+    with pytest.raises(DataError, match="stance 'agree'"):
+        lrs_labels(["support", "agree"])
+
+
+def _tweet(folder: Path, tid: str, text: str, when: str, parent=None):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{tid}.json").write_text(json.dumps(dict(
+        id_str=tid, text=text, created_at=when, user={"screen_name": f"u{tid}"},
+        in_reply_to_status_id_str=parent)))
+
+
+def test_loader_reads_the_archive_layout(tmp_path):
+    # train/<event>/<thread>/ and test/<thread>/ (the test split has no event level)
+    t1 = tmp_path / "train" / "ev" / "100"
+    _tweet(t1 / "source-tweet", "100", "claim", "Wed Aug 13 10:00:00 +0000 2014")
+    _tweet(t1 / "replies", "103", "no way", "Wed Aug 13 10:05:00 +0000 2014", "100")
+    _tweet(t1 / "replies", "101", "false!", "Wed Aug 13 10:01:00 +0000 2014", "100")
+    _tweet(t1 / "replies", "102", "source?", "Wed Aug 13 10:01:00 +0000 2014", "101")  # tie: by id
+    (t1 / "structure.json").write_text("{}")
+    t2 = tmp_path / "test" / "200"
+    _tweet(t2 / "source-tweet", "200", "other claim", "Thu Aug 14 10:00:00 +0000 2014")
+    _tweet(t2 / "replies", "201", "true", "Thu Aug 14 11:00:00 +0000 2014", "200")
+    (t2 / "structure.json").write_text("{}")
+    for split, ann in (("train", {"100": "support", "101": "deny", "102": "query", "103": "comment"}),
+                       ("test", {"200": "comment", "201": "support"})):
+        (tmp_path / f"{split}-annotations").mkdir()
+        (tmp_path / f"{split}-annotations" / "subtaskA.json").write_text(json.dumps(ann))
+    tl = load_rumoureval(tmp_path)
+    assert tl.timeline_ids == ["100", "200"] and tl.label_names == [N, S]
+    one = tl.timeline("100")
+    assert one["post_id"].tolist() == ["100", "101", "102", "103"]
+    assert one["balance"].tolist() == [1, 0, -1, -1]
+    assert one["label"].tolist() == [N, N, S, S]
+    assert tl.timeline("200")["label"].tolist() == [N, S]
+    assert set(tl.df["event"]) == {"ev", ""} and set(tl.df["split"]) == {"train", "test"}
+
+
+def test_loader_errors_name_the_fix(tmp_path):
+    with pytest.raises(DataError, match="does not exist"):
+        load_rumoureval(tmp_path / "nope")
+    with pytest.raises(DataError, match="split folders"):
+        load_rumoureval(tmp_path)
+
+
+@pytest.mark.realdata
+def test_real_rumoureval_gives_the_lrs_dataset():
+    if not REAL.is_dir():
+        pytest.skip(f"RumourEval-2017 not found at {REAL} (shared data absent); real-data check skipped")
+    tl = load_rumoureval(REAL)
+    assert len(tl.timeline_ids) == 325 and len(tl) == 5568
+    df = tl.df
+    # paper Table 1: timeline length mean 17.1 (median 13); minority events per timeline mean 6.5 (median 0);
+    # time between posts mean 1h26m40s (median 1m39s)
+    sizes = df.groupby("timeline_id").size()
+    switches = df.groupby("timeline_id")["label"].apply(lambda s: (s == S).sum())
+    gaps = df.groupby("timeline_id")["seconds"].diff().dropna()
+    assert round(sizes.mean(), 1) == 17.1 and sizes.median() == 13
+    assert round(switches.mean(), 1) in (6.4, 6.5) and switches.median() == 0
+    assert abs(gaps.mean() - (3600 + 26 * 60 + 40)) < 60 and gaps.median() == 99
+    first = df.groupby("timeline_id").head(1)
+    assert (first["post_id"] == first["timeline_id"]).all() and (first["label"] == N).all()
