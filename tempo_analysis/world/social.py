@@ -1,0 +1,180 @@
+"""Social graph over time slices where a new sense of a word spreads (the diffusion world).
+
+Units "u00".."uNN" form `n_communities` equal blocks of a stochastic block model (edge
+probability `p_in` inside a block, `p_out` across, drawn with our own seeded RNG). Components
+are then joined by one extra edge each (inside the community first), so the graph is connected.
+Diffusion of the new sense, slice by slice:
+  - slice 0: `n_seeds` adopters (walk: the first seed and its neighbours; flight: scattered);
+  - each later slice adds `speed` adopters, drawn uniformly from
+      walk:   non-adopters with at least one adopting neighbour (the frontier), or
+      flight: non-adopters with NO adopting neighbour (a long-range jump the graph cannot
+              explain), falling back to any non-adopter only when none is left.
+So "the share of newly reached units with an adopting neighbour" (`walk_share`) is ~1 for walk
+and ~0 for flight. Every (unit, slice) has `docs_per_unit_slice` documents; a `word_share` of
+them use the word: adopters (from their first slice on) in its new sense, always alongside the
+anchor; everyone else in its old sense, never with the anchor. The rest is community chatter.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from .config import SocialWorldConfig
+from .text_senses import WHEN, WHO
+from .text_social import COMMUNITY_TOPICS, PAIRS, TOPIC_ORDER
+from .util import Cycler, fill
+
+
+def unit_names(n_units: int) -> list[str]:
+    width = max(2, len(str(n_units - 1)))
+    return [f"u{i:0{width}d}" for i in range(n_units)]
+
+
+def community_graph(cfg: SocialWorldConfig, rng: np.random.Generator) -> tuple[nx.Graph, dict]:
+    """Seeded SBM over units, made connected; returns (graph, {unit: community})."""
+    units = unit_names(cfg.n_units)
+    community = {u: i * cfg.n_communities // cfg.n_units for i, u in enumerate(units)}
+    g = nx.Graph()
+    g.add_nodes_from(units)
+    for i in range(len(units)):
+        for j in range(i + 1, len(units)):
+            p = cfg.p_in if community[units[i]] == community[units[j]] else cfg.p_out
+            if rng.random() < p:
+                g.add_edge(units[i], units[j])
+    # join the components: first inside each community, then across communities
+    for c in range(cfg.n_communities):
+        members = [u for u in units if community[u] == c]
+        comps = [sorted(cc) for cc in nx.connected_components(g.subgraph(members))]
+        comps.sort()
+        for a, b in zip(comps, comps[1:]):
+            g.add_edge(a[int(rng.integers(len(a)))], b[int(rng.integers(len(b)))])
+    comps = sorted(sorted(cc) for cc in nx.connected_components(g))
+    for a, b in zip(comps, comps[1:]):
+        g.add_edge(a[int(rng.integers(len(a)))], b[int(rng.integers(len(b)))])
+    return g, community
+
+
+def _adjacent(g: nx.Graph, u: str, adopters: set) -> bool:
+    return any(v in adopters for v in g.neighbors(u))
+
+
+def plant_diffusion(g: nx.Graph, cfg: SocialWorldConfig, rng: np.random.Generator) -> dict:
+    """{unit: first slice with the new sense, or None} by walk or flight."""
+    units = sorted(g.nodes)
+    first: dict = {u: None for u in units}
+    adopters: set = set()
+    # slice 0: seeds
+    start = units[int(rng.integers(len(units)))]
+    seeds = [start]
+    while len(seeds) < cfg.n_seeds:
+        if cfg.mode == "walk":
+            pool = sorted({v for s in seeds for v in g.neighbors(s)} - set(seeds))
+        else:
+            pool = [u for u in units if u not in seeds and not _adjacent(g, u, set(seeds))]
+        pool = pool or [u for u in units if u not in seeds]
+        seeds.append(pool[int(rng.integers(len(pool)))])
+    for s in seeds:
+        first[s] = 0
+    adopters.update(seeds)
+    # later slices
+    for t in range(1, cfg.n_slices):
+        rest = [u for u in units if u not in adopters]
+        local = [u for u in rest if _adjacent(g, u, adopters)]
+        if cfg.mode == "walk":
+            pool = local
+        else:
+            pool = [u for u in rest if u not in set(local)]
+        chosen = [pool[i] for i in sorted(rng.permutation(len(pool))[: cfg.speed])]
+        if cfg.mode == "flight" and len(chosen) < cfg.speed:   # no jump target left
+            left = [u for u in rest if u not in chosen]
+            chosen += [left[i] for i in sorted(rng.permutation(len(left))[: cfg.speed - len(chosen)])]
+        for u in chosen:
+            first[u] = t
+        adopters.update(chosen)
+    return first
+
+
+def walk_share(graph: nx.Graph, first_slice: dict, per_slice: bool = False):
+    """Share of newly reached units (first slice t >= 1) with a neighbour reached before t.
+
+    Pooled over slices (float, NaN if nobody is newly reached), or per slice ({t: share|None})."""
+    shares, hits, total = {}, 0, 0
+    slices = sorted({t for t in first_slice.values() if t is not None and t >= 1})
+    for t in slices:
+        before = {u for u, s in first_slice.items() if s is not None and s < t}
+        new = [u for u, s in first_slice.items() if s == t]
+        k = sum(_adjacent(graph, u, before) for u in new)
+        shares[t] = k / len(new)
+        hits, total = hits + k, total + len(new)
+    if per_slice:
+        return shares
+    return hits / total if total else float("nan")
+
+
+def social_frames(cfg: SocialWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame, nx.Graph, dict]:
+    """(docs, units, graph, truth). docs: doc_id, unit, time, sense, text. units: unit,
+    community, first_slice. truth: the diffusion_truth dict (see generate_social)."""
+    cfg.validate()
+    rng = np.random.default_rng(cfg.seed)
+    g, community = community_graph(cfg, rng)
+    first = plant_diffusion(g, cfg, rng)
+    pair = PAIRS[cfg.word]
+    slots = {"who": WHO, "when": WHEN}
+    old, new = Cycler(pair["old"], rng), Cycler(pair["new"], rng)
+    topics = {c: Cycler(COMMUNITY_TOPICS[TOPIC_ORDER[c % len(TOPIC_ORDER)]], rng)
+              for c in range(cfg.n_communities)}
+    n_word = max(1, int(round(cfg.word_share * cfg.docs_per_unit_slice)))
+    rows = []
+    for t in range(cfg.n_slices):
+        for u in sorted(g.nodes):
+            adopted = first[u] is not None and first[u] <= t
+            topic = topics[community[u]]
+            for j in range(cfg.docs_per_unit_slice):
+                if j < n_word:
+                    use_new = adopted != (rng.random() < cfg.noise)   # noise flips the sense
+                    text = fill(new.next() if use_new else old.next(), rng, slots)
+                    sense = pair["new_sense"] if use_new else pair["old_sense"]
+                    if rng.random() < 0.5:   # a bit of community chatter around the usage
+                        text = f"{text} {fill(topic.next(), rng, slots)}"
+                else:
+                    text = fill(topic.next(), rng, slots)
+                    if rng.random() < 0.5:
+                        text = f"{text} {fill(topic.next(), rng, slots)}"
+                    sense = ""
+                rows.append(dict(unit=u, time=t, sense=sense, text=text))
+    docs = pd.DataFrame(rows)
+    docs.insert(0, "doc_id", [f"d{i:05d}" for i in range(len(docs))])
+    units = pd.DataFrame({"unit": sorted(g.nodes)})
+    units["community"] = units.unit.map(community).astype(int)
+    units["first_slice"] = units.unit.map(lambda u: first[u]).astype("Int64")
+    truth = {
+        "mode": cfg.mode, "word": cfg.word, "anchor": pair["anchor"],
+        "old_sense": pair["old_sense"], "new_sense": pair["new_sense"],
+        "n_slices": cfg.n_slices,
+        "first_slice": {u: first[u] for u in sorted(first)},
+        "community": {u: community[u] for u in sorted(community)},
+        "walk_share": round(float(walk_share(g, first)), 6),
+    }
+    return docs, units, g, truth
+
+
+def edges_frame(g: nx.Graph) -> pd.DataFrame:
+    """Edges as a sorted (source, target) frame with source < target."""
+    edges = sorted(tuple(sorted(e)) for e in g.edges)
+    return pd.DataFrame(edges, columns=["source", "target"])
+
+
+def generate_social(cfg: Optional[SocialWorldConfig] = None):
+    """(SocialCorpus, diffusion_truth) of the diffusion world.
+
+    diffusion_truth: mode ("walk"/"flight"), word, anchor (tied to the new sense), old_sense,
+    new_sense, n_slices, first_slice {unit: int|None}, community {unit: int}, walk_share (planted
+    share of newly reached units with an adopting neighbour)."""
+    from tempo_analysis.data import SocialCorpus
+
+    docs, _, g, truth = social_frames(cfg or SocialWorldConfig())
+    return SocialCorpus.from_frame(docs, g, slices=list(range(truth["n_slices"]))), truth
