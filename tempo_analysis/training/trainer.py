@@ -64,6 +64,7 @@ class Trainer:
         self._epoch, self._batch_in_epoch, self._bad_evals, self._last_point = 0, 0, 0, 0
         self._best_state = None                       # CPU copy of the best weights (restore_best)
         self._epoch_rng = None                        # RNG state at the start of the current epoch
+        self._postfix = {}                            # progress-bar fields: loss, lr, dev metric
 
     # ---------------------------------------------------------------------------------------------
     # Devices, data loaders
@@ -272,7 +273,8 @@ class Trainer:
         train_loss = ddp.mean_across_ranks({"l": train_loss}, self.dist_, self.device_)["l"]
         self.history_.append({"step": self.global_step_, "epoch": self._epoch + 1, "train_loss": train_loss, "lr": lr})
         bar.update(1)
-        bar.set_postfix(loss=f"{train_loss:.4f}", lr=f"{lr:.2e}", refresh=False)
+        self._postfix.update(loss=f"{train_loss:.4f}", lr=f"{lr:.2e}")
+        bar.set_postfix(self._postfix, refresh=False)
         done = self._finished()
         if not done and cfg.eval_every is not None and self.global_step_ % cfg.eval_every == 0:
             done = self._eval_point(self._dev_data, bar)
@@ -304,8 +306,8 @@ class Trainer:
                 self._bad_evals += 1
                 if cfg.patience is not None and self._bad_evals >= cfg.patience:
                     self.stopped_early_ = True
-            bar.set_postfix({"loss": f"{self.history_[-1]['train_loss']:.4f}" if self.history_ else "-",
-                             f"dev_{cfg.metric}": f"{value:.4f}"}, refresh=False)
+            self._postfix[f"dev_{cfg.metric}"] = f"{value:.4f}"
+            bar.set_postfix(self._postfix, refresh=False)
         if cfg.checkpoint_dir is not None:
             self._save(improved)
         return self.stopped_early_ or self._finished()
