@@ -37,7 +37,20 @@ RESUME_MUST_MATCH = ("batch_size", "grad_accum_steps", "seed", "shuffle")  # els
 
 
 class Trainer:
-    """Seeded training loop: grad accumulation, per-step LR schedule, early stopping, checkpoints, DDP."""
+    """Seeded training loop: grad accumulation, per-step LR schedule, early stopping, checkpoints, DDP.
+
+    model:        a torch.nn.Module, trained in place (moved to the picked device).
+    loss_fn:      loss_fn(model, batch) -> scalar tensor. Default: model(**batch).loss (or ["loss"]).
+                  Under DDP `model` is the DistributedDataParallel wrapper: call it as model(...)
+                  (reach the plain module as model.module).
+    eval_fn:      eval_fn(model, dev_batches) -> {name: float}; default {"loss": mean dev-batch loss}.
+    collate_fn:   used when the Trainer builds DataLoaders from a Dataset.
+    param_groups: list of dicts for the built-in AdamW (per-group lr etc.). Default: two groups,
+                  weight decay on >=2-D weights only.  optimizer: any torch optimizer instead.
+    Data: a map-style Dataset (seeded, sharded loaders are built), an IterableDataset, a DataLoader,
+    or any re-iterable of batches (used as is; under DDP shard it yourself). history_ rows:
+    {"step", "epoch" (1-based), "train_loss", "lr" (the lr that step used), eval metrics...}.
+    """
 
     def __init__(self, model: torch.nn.Module, config: TrainConfig | None = None, loss_fn=None, eval_fn=None,
                  collate_fn=None, param_groups=None, optimizer: torch.optim.Optimizer | None = None):
