@@ -83,11 +83,13 @@ class Trainer:
     # Devices, data loaders
     # ---------------------------------------------------------------------------------------------
     def _setup(self):
-        """Pick the device, join DDP if launched by torchrun, move (and wrap) the model once."""
+        """Pick the device and join DDP (once), move the model there (every call: the user may have
+        moved it since), and wrap it in DDP (once, after the move)."""
         if self.device_ is None:
             self.device_ = pick_device(self.config.device)
             self.dist_ = ddp.setup(self.device_)
-            self.model.to(self.device_)
+        self.model.to(self.device_)
+        if self._wrapped is None:
             self._wrapped = ddp.wrap_model(self.model, self.device_, self.dist_, self.config.find_unused_parameters)
         return self._wrapped
 
