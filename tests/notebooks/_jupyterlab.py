@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -62,16 +61,14 @@ def _log_tail(path: Path, n: int = 40) -> str:
 
 
 def stop_process(proc: subprocess.Popen, grace: float = 20.0) -> None:
-    """Stop a process by its id: SIGTERM, wait, then SIGKILL its process group."""
+    """Stop a process by its id: SIGTERM (the server then shuts its kernels down), wait, SIGKILL."""
     if proc.poll() is not None:
         return
     proc.terminate()
     try:
         proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        # the server runs in its own session, so its group holds only it and its kernels
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        proc.kill()  # its kernels notice their parent is gone and exit (ipykernel's parent poller)
         proc.wait(timeout=grace)
 
 
@@ -111,7 +108,7 @@ def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, s
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(
             cmd, cwd=root_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            stdin=subprocess.DEVNULL,
         )  # fmt: skip
     base_url = f"http://127.0.0.1:{port}"
     try:
@@ -150,7 +147,7 @@ def launch_chromium(playwright):
 # -----------------------------------------------------------------------------
 # inside the page
 
-_STATE_JS = """
+_STATE_JS = r"""
 () => {
   const panel = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
   const bar = document.querySelector('#jp-main-statusbar');
@@ -173,7 +170,8 @@ _STATE_JS = """
     error_texts: errors,
     plotly: panel.querySelectorAll('.js-plotly-plot, .plotly').length,
     plotly_svgs: panel.querySelectorAll('.js-plotly-plot .main-svg').length,
-    widgets: panel.querySelectorAll('.jupyter-widgets, .widget-inline-hbox, [class*="widget-"]').length,
+    widget_views: [...panel.querySelectorAll('.jp-OutputArea-output .jupyter-widgets')]
+      .filter(e => !/Error displaying widget/i.test(e.innerText)).length,
     widget_errors: [...panel.querySelectorAll('.jupyter-widgets')]
       .map(e => e.innerText).filter(t => /Error displaying widget|model not found/i.test(t)),
   };
@@ -210,9 +208,13 @@ def _dismiss_kernel_dialog(page) -> None:
         page.locator(".jp-Dialog .jp-mod-accept").first.click()
 
 
-def open_notebook(page, base_url: str, name: str, timeout_s: float = 120) -> dict:
-    """Open /lab/tree/<name> and wait for its cells and an Idle kernel."""
-    page.goto(f"{base_url}/lab/tree/{name}", wait_until="domcontentloaded")
+def open_notebook(page, base_url: str, name: str, workspace: str, timeout_s: float = 120) -> dict:
+    """Open <name> in a fresh Lab workspace and wait for its cells and an Idle kernel.
+
+    A workspace per notebook keeps Lab from restoring (and starting kernels for) notebooks opened
+    earlier in the session.
+    """
+    page.goto(f"{base_url}/lab/workspaces/{workspace}/tree/{name}", wait_until="domcontentloaded")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_s * 1000)
 
     def idle(state):
@@ -236,9 +238,9 @@ def _run_finished(state: dict) -> bool:
     return kernel_idle(state) and (len(counted) == len(prompts) or stopped_by_error)
 
 
-def run_all_in_lab(page, base_url: str, name: str, timeout_s: float) -> dict:
+def run_all_in_lab(page, base_url: str, name: str, timeout_s: float, workspace: str) -> dict:
     """Open a notebook, Run All, wait until every code cell ran (or an error stopped it)."""
-    before = open_notebook(page, base_url, name)
+    before = open_notebook(page, base_url, name, workspace)
     assert before["prompts"], f"{name}: JupyterLab shows no code cells"
     started = time.monotonic()
     run_all_cells(page)
@@ -256,16 +258,51 @@ def run_all_in_lab(page, base_url: str, name: str, timeout_s: float) -> dict:
     return state
 
 
-def screenshot_notebook(page, path: Path, max_height: int = 12000) -> None:
-    """Full-page screenshot showing the whole notebook: grow the viewport to its scroll height."""
+def save_notebook(page, path: Path, timeout_s: float = 60):
+    """Save from the browser (Ctrl+S in the notebook) and return the notebook as saved on disk."""
+    import nbformat
+
+    before = path.stat().st_mtime_ns if path.exists() else 0
+    page.locator(".jp-NotebookPanel:not(.lm-mod-hidden) .jp-Notebook").first.click(position={"x": 5, "y": 5})
+    page.keyboard.press("Escape")  # command mode, so Ctrl+S goes to the notebook
+    page.keyboard.press("Control+s")
+    deadline = time.monotonic() + timeout_s
+    while not (path.exists() and path.stat().st_mtime_ns != before):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"JupyterLab did not save {path.name} within {timeout_s:.0f} s")
+        page.wait_for_timeout(250)
+    page.wait_for_timeout(500)  # let the write finish (the contents manager writes atomically)
+    return nbformat.read(path, as_version=4)
+
+
+def shutdown_kernels(base_url: str) -> None:
+    """Delete every session (and so its kernel) on the server, freeing the kernel's memory."""
+    with urllib.request.urlopen(base_url + "/api/sessions", timeout=10) as resp:
+        sessions = json.load(resp)
+    for session in sessions:
+        req = urllib.request.Request(f"{base_url}/api/sessions/{session['id']}", method="DELETE")
+        with contextlib.suppress(urllib.error.URLError):
+            urllib.request.urlopen(req, timeout=30).close()
+
+
+def screenshot_notebook(page, path: Path, max_height: int = 16000) -> None:
+    """Full-page screenshot of the whole notebook: hide the file browser and grow the viewport."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    current = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
+    if current.count():
+        current.first.click()  # clicking the open sidebar tab collapses it
     height = page.evaluate(
         """() => {
           const el = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
-          return el ? el.scrollHeight : document.body.scrollHeight;
+          const cells = el ? el.querySelectorAll('.jp-Cell') : [];
+          if (!cells.length) return document.body.scrollHeight;
+          const last = cells[cells.length - 1].getBoundingClientRect().bottom;
+          const box = el.getBoundingClientRect();
+          // content height up to the last cell, plus everything above and below the notebook
+          return el.scrollTop + last - box.top + box.top + (window.innerHeight - box.bottom) + 40;
         }"""
     )
     width = page.viewport_size["width"] if page.viewport_size else 1400
-    page.set_viewport_size({"width": width, "height": int(min(max(height + 200, 900), max_height))})
+    page.set_viewport_size({"width": width, "height": int(min(max(height, 900), max_height))})
     page.wait_for_timeout(1500)  # plotly relayouts on resize
     page.screenshot(path=str(path), full_page=True)

@@ -1,0 +1,145 @@
+"""Test 2: every notebook runs in a real JupyterLab, driven by headless Chromium.
+
+For the whole module: copy notebooks/ to a temporary folder, start `python -m jupyter lab` on
+127.0.0.1 and a free port serving that copy (token auth off: a throwaway loopback server), with
+TEMPO_ANALYSIS_DATA pointing at the real data/; launch Debian's chromium through Playwright
+(`executable_path=shutil.which("chromium")`; never `playwright install`).
+
+For each notebook, in its own fresh Lab workspace: open /lab/.../tree/<name>.ipynb, wait for the
+status bar's "Idle", click Run -> Run All Cells, check that cells really started executing, wait
+until every code cell has an execution count and the kernel is Idle again, then assert:
+- no error output: no stderr output area holding a Traceback or an "XxxError:" line, and, after
+  saving the notebook from the browser, no error output in the saved file;
+- at least one plotly figure rendered (an SVG inside .js-plotly-plot), via plotly's JupyterLab
+  mime renderer that ships in the `plotly` package (offline; no CDN);
+- at least one ipywidget view rendered (.jupyter-widgets), none showing "Error displaying widget";
+- the run recorded the same key numbers (record_summary keys) as the headless run.
+A full-page screenshot goes to build/screenshots/<name>.png, also when the test fails. At the end
+the server is stopped by its process id (terminate, wait, kill).
+
+Not running notebooks twice at full cost. `make test` runs each notebook twice: headless here in
+test_execute.py (nbclient) and in the browser. The two runs share the session's `notebook_runs`
+fixture: this test first asks for the notebook's nbclient run (executed once per session, reused by
+test_execute.py), and only then runs it in the browser, with the same TEMPO_ANALYSIS_CACHE. Steps a
+notebook wraps in `tempo_analysis.notebook.cached(name, params, compute)` (its training) are
+computed by the nbclient run and loaded, not recomputed, by the browser run. The browser run is
+still a full run: every cell executes in a Lab kernel, at the notebook's defaults, and every figure
+and widget is built live; only the memoised training is skipped, and it was proved minutes earlier
+in the same session, with the same parameters, by the headless run. If the headless run failed,
+the browser run is not attempted (that failure is already reported by test_execute.py).
+
+Skips, with the reason, when chromium or playwright is missing, unless CI=true: then it fails.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+from pathlib import Path
+
+import warnings
+
+import pytest
+from _notebook_runs import NOTEBOOK_TIMEOUT, NOTEBOOKS_DIR, ROOT, notebook_params
+
+from tempo_analysis import notebook as nbk
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SCREENSHOTS = ROOT / "build" / "screenshots"
+VIEWPORT = {"width": 1400, "height": 900}
+
+
+def missing_requirements() -> list[str]:
+    missing = []
+    if shutil.which("chromium") is None:
+        missing.append("Debian's chromium (apt-get install -y chromium)")
+    if importlib.util.find_spec("playwright") is None:
+        missing.append("playwright (pip install -e '.[test]')")
+    return missing
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, notebook_runs):
+    """(base_url, browser) for a JupyterLab serving a temporary copy of notebooks/."""
+    missing = missing_requirements()
+    if missing:
+        message = "browser test needs " + " and ".join(missing)
+        if os.environ.get("CI") == "true":
+            pytest.fail(message + "; CI=true, so this test must run, not skip")
+        pytest.skip(message)
+    import _jupyterlab as jl
+    from playwright.sync_api import sync_playwright
+
+    work = tmp_path_factory.mktemp("jupyterlab")
+    root = work / "notebooks"
+    shutil.copytree(NOTEBOOKS_DIR, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    env = notebook_runs.env(notebook_runs.summary("browser"))
+    with jl.jupyterlab_server(root, work / "server", env=env) as (base_url, _proc):
+        with sync_playwright() as playwright:
+            browser = jl.launch_chromium(playwright)
+            try:
+                yield base_url, browser, root
+            finally:
+                browser.close()
+
+
+@pytest.mark.parametrize("path", notebook_params())
+def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs):
+    import _jupyterlab as jl
+
+    base_url, browser, root = lab
+    headless = notebook_runs.get(path)  # first: fills the cache the browser run reuses
+    if not headless.ok:
+        pytest.fail(
+            f"{path.name} failed headless (see test_execute.py), not run in the browser: "
+            + "; ".join(headless.errors)
+        )
+    page = browser.new_page(viewport=VIEWPORT)
+    state = None
+    try:
+        state = jl.run_all_in_lab(page, base_url, path.name, timeout_s=NOTEBOOK_TIMEOUT, workspace=path.stem)
+        saved = jl.save_notebook(page, root / path.name)
+    finally:
+        try:
+            jl.screenshot_notebook(page, SCREENSHOTS / f"{path.stem}.png")
+        except Exception as err:  # never hide the real failure behind a screenshot error
+            warnings.warn(f"{path.name}: no screenshot: {err}")
+        finally:
+            page.close()
+            jl.shutdown_kernels(base_url)
+
+    assert not state["error_texts"], f"{path.name}: error output in JupyterLab:\n" + "\n".join(state["error_texts"])
+    saved_errors = nbk.notebook_errors(saved)
+    assert not saved_errors, f"{path.name}: error output in the notebook saved by JupyterLab: {saved_errors}"
+    code = [c for c in saved.cells if c.cell_type == "code" and c.source.strip()]
+    assert all(c.execution_count for c in code), f"{path.name}: not every code cell ran in JupyterLab"
+    assert state["plotly_svgs"] > 0, f"{path.name}: no plotly figure rendered in JupyterLab ({state})"
+    assert state["widget_views"] > 0, f"{path.name}: no ipywidget rendered in JupyterLab ({state})"
+    assert not state["widget_errors"], f"{path.name}: widgets failed to display: {state['widget_errors']}"
+    assert set(notebook_runs.values(path, "browser")) == set(notebook_runs.values(path)), (
+        f"{path.name}: the browser run recorded other key numbers than the headless run"
+    )
+    assert (SCREENSHOTS / f"{path.stem}.png").stat().st_size > 10_000
+
+
+def test_browser_run_sees_errors(lab):
+    """The checks above can fail: a notebook that raises shows its error, and Run All stops there."""
+    import _jupyterlab as jl
+    import nbformat
+
+    base_url, browser, root = lab
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(src) for src in ("x = 1", "1 / 0", "print('not reached')")]
+    nbformat.write(nb, root / "zz_raises.ipynb")
+    page = browser.new_page(viewport=VIEWPORT)
+    try:
+        state = jl.run_all_in_lab(page, base_url, "zz_raises.ipynb", timeout_s=120, workspace="zz_raises")
+    finally:
+        page.close()
+        jl.shutdown_kernels(base_url)
+        (root / "zz_raises.ipynb").unlink()
+    assert any("ZeroDivisionError" in text for text in state["error_texts"]), state
+    assert state["prompts"][:2] == ["[1]:", "[2]:"] and state["prompts"][2] != "[3]:", state
+    assert state["plotly_svgs"] == 0 and state["widget_views"] == 0
