@@ -1,0 +1,101 @@
+"""tempo_analysis.figures.overview on a tiny generated world, asserting on fig.to_dict()."""
+import pandas as pd
+import pytest
+
+from tempo_analysis.figures import overview as ov
+from tempo_analysis.world import (ChangeWorldConfig, SocialWorldConfig, StreamWorldConfig, WorldConfig,
+                                  YearlyWorldConfig, generate_world)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def world():
+    return generate_world(WorldConfig(
+        seed=0,
+        stream=StreamWorldConfig(n_timelines=6, posts_per_timeline=(5, 9)),
+        change=ChangeWorldConfig(targets=("cell", "tape"), controls=("table",), n_sentences_per_word_period=6),
+        social=SocialWorldConfig(n_units=12, n_communities=2, n_slices=4, speed=2, docs_per_unit_slice=1),
+        yearly=YearlyWorldConfig(years=(2010, 2013), docs_per_year=10, trend_words=("transformer", "kernel")),
+    ))  # fmt: skip
+
+
+def test_post_gaps_are_per_timeline(world):
+    df = world.timelines.df
+    gaps = ov.post_gaps(df)
+    firsts = df.groupby("timeline_id")["timestamp"].idxmin()
+    assert gaps.loc[firsts].isna().all()
+    assert (gaps.drop(firsts) > 0).all()
+    one = df[df["timeline_id"] == df["timeline_id"].iloc[0]].sort_values("timestamp")
+    assert gaps.loc[one.index[1]] == (one["timestamp"].iloc[1] - one["timestamp"].iloc[0]).total_seconds()
+
+
+def test_timelines_figure(world):
+    df = world.timelines.df
+    fig = ov.timelines_figure(df, max_timelines=4).to_dict()
+    first4 = list(pd.unique(df["timeline_id"]))[:4]
+    markers = [t for t in fig["data"] if t["mode"] == "markers"]
+    # every post of the 4 timelines is drawn exactly once, in the trace of its label
+    assert sum(len(t["x"]) for t in markers) == df["timeline_id"].isin(first4).sum()
+    names = {t["name"] for t in markers}
+    assert names <= set(ov.LABEL_NAMES.values()) and "ordinary" in names
+    assert set(y for t in markers for y in t["y"]) == set(first4)
+    assert min(x for t in markers for x in t["x"]) == 0.0  # days since each timeline's first post
+    hover = markers[0]["hovertext"][0]
+    assert "gap" in hover and "UTC" in hover
+    assert fig["layout"]["yaxis"]["categoryarray"] == first4[::-1]
+    with pytest.raises(ValueError, match="unknown timeline_ids"):
+        ov.timelines_figure(df, timeline_ids=["nope"])
+    with pytest.raises(ValueError, match="missing column"):
+        ov.timelines_figure(df.drop(columns="label"))
+
+
+def test_gap_figure(world):
+    df = world.timelines.df
+    fig = ov.gap_figure(df).to_dict()
+    boxes = fig["data"]
+    assert all(t["type"] == "box" for t in boxes)
+    n_gaps = df.groupby("timeline_id").size().sub(1).sum()
+    assert sum(len(t["y"]) for t in boxes) == n_gaps
+    assert fig["layout"]["yaxis"]["type"] == "log"
+
+
+def test_change_figure(world):
+    truth = world.change_truth
+    fig = ov.change_figure(truth, threshold=0.3).to_dict()
+    bars = {t["name"]: t for t in fig["data"]}
+    assert set(bars) == {"gain", "loss", "stable"}
+    assert list(bars["gain"]["y"]) == ["cell"] and bars["gain"]["x"][0] == pytest.approx(
+        float(truth.set_index("word").loc["cell", "graded"]))
+    assert "→" in bars["gain"]["hovertext"][0]
+    # sorted by change, most changed on top
+    order = fig["layout"]["yaxis"]["categoryarray"]
+    assert order[-1] == truth.sort_values("graded")["word"].iloc[-1]
+    assert any(s.get("type") == "line" and s["x0"] == 0.3 for s in fig["layout"]["shapes"])
+
+
+def test_diffusion_figure(world):
+    truth, graph = world.diffusion_truth, world.social.graph
+    fig = ov.diffusion_figure(graph, truth["first_slice"], truth["community"], truth["n_slices"]).to_dict()
+    nodes = [t for t in fig["data"] if t.get("mode") == "markers"]
+    assert sum(len(t["x"]) for t in nodes) == graph.number_of_nodes()
+    adopted = next(t for t in nodes if t["name"] == "adopted")
+    assert sorted(adopted["marker"]["color"]) == sorted(v for v in truth["first_slice"].values() if v is not None)
+    curves = [t for t in fig["data"] if t.get("mode") == "lines+markers"]
+    assert len(curves) == len(set(truth["community"].values()))
+    assert all(list(c["y"]) == sorted(c["y"]) for c in curves)  # cumulative adoption never drops
+    overall = sum(c["y"][-1] * sum(1 for v in truth["community"].values() if v == i) for i, c in enumerate(curves))
+    assert overall == pytest.approx(sum(v is not None for v in truth["first_slice"].values()))
+    with pytest.raises(ValueError, match="no first_slice/community"):
+        ov.diffusion_figure(graph, {}, truth["community"], truth["n_slices"])
+
+
+def test_trends_figure(world):
+    truth = world.trend_truth
+    fig = ov.trends_figure(truth).to_dict()
+    assert [t["name"] for t in fig["data"]] == ["transformer", "kernel"]
+    kernel = fig["data"][1]
+    expected = truth[truth["word"] == "kernel"].sort_values("year")
+    assert list(kernel["x"]) == expected["year"].tolist()
+    assert list(kernel["y"]) == pytest.approx(expected["rate"].tolist())
+    assert kernel["line"]["color"] == ov.TREND_COLORS[expected["trend"].iloc[0]]
+    with pytest.raises(ValueError, match="unknown words"):
+        ov.trends_figure(truth, words=["blockchain"])
