@@ -1,0 +1,64 @@
+"""Seeded text generation for a target year: beam search, top-k, top-p, no-repeat-n-gram.
+
+``generate_texts`` runs the wrapped LM's Hugging Face ``generate`` with a
+``TemporalBiasProcessor`` (models/future_lm.py) that adds the cached year bias before the
+top-k / top-p warpers. Paper defaults (``GenerationSettings()``): beam 5 with sampling, top-k 50,
+top-p 0.92, no-repeat-n-gram 2, starting from the end-of-text token (topic-agnostic).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass
+
+import torch
+from transformers import LogitsProcessorList
+
+from tempo_analysis.models.future_lm import FutureLM, TemporalBiasProcessor
+
+
+@dataclass
+class GenerationSettings:
+    """Decoding knobs; ``num_beams=1, do_sample=True`` is plain top-k/top-p sampling."""
+
+    num_beams: int = 5
+    do_sample: bool = True
+    top_k: int = 50
+    top_p: float = 0.92
+    no_repeat_ngram_size: int = 2
+    max_new_tokens: int = 80
+    min_new_tokens: int = 10
+    seed: int = 0
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@torch.no_grad()
+def generate_texts(model, tokenizer, year: int | None = None, n: int = 5, *, alpha: float | None = None,
+                   prompt: str | None = None, settings: GenerationSettings | None = None) -> list[str]:
+    """``n`` texts for ``year`` (seeded). ``alpha`` overrides the bias strength (0 = plain LM)."""
+    s = settings or GenerationSettings()
+    if n < 1:
+        raise ValueError(f"n={n}: ask for at least one text")
+    lm, processors = model, LogitsProcessorList()
+    if isinstance(model, FutureLM):
+        lm = model.lm
+        if model.bias is not None:
+            if year is None:
+                raise ValueError(f"generate_texts: the {model.config.variant} model needs a target year")
+            model.eval()
+            processors.append(TemporalBiasProcessor(model, int(year), alpha))
+    model.eval()
+    bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    start = [bos] + (tokenizer(prompt, add_special_tokens=False)["input_ids"] if prompt else [])
+    device = next(lm.parameters()).device
+    ids = torch.tensor([start] * n, device=device)
+    torch.manual_seed(s.seed)
+    out = lm.generate(ids, attention_mask=torch.ones_like(ids), logits_processor=processors,
+                      num_beams=s.num_beams, do_sample=s.do_sample, top_k=s.top_k, top_p=s.top_p,
+                      no_repeat_ngram_size=s.no_repeat_ngram_size, max_new_tokens=s.max_new_tokens,
+                      min_new_tokens=s.min_new_tokens, pad_token_id=tokenizer.pad_token_id,
+                      eos_token_id=tokenizer.eos_token_id, bos_token_id=bos)
+    texts = tokenizer.batch_decode(out[:, 1:], skip_special_tokens=True)
+    return [re.sub(r"\s+", " ", t).strip() for t in texts]

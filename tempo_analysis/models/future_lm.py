@@ -1,0 +1,286 @@
+"""Future language model: a causal LM whose logits get a temporal word bias for the target year.
+
+    logits[b, k, :] = LM(x[b, :k])  +  alpha * bias(year[b])              (Frequency, Context, NoLSTM)
+    logits[b, k, :] = LM(x[b, :k])  +  gate(H[b, k], year[b]) * bias(...)  (Context^2, future_lm_bias.py)
+
+Any Hugging Face ``AutoModelForCausalLM`` with a TIED output head can sit inside (``lm``): the
+default is a small GPT-2 trained from scratch on the corpus (future_text.pipeline), users online
+pass ``gpt2``. The per-year history table (frequency features ``[Y, V, 1]`` or averaged contextual
+embeddings ``[Y, V, E]``) is a buffer, so a checkpoint (safetensors) carries everything needed to
+score and write text for the year after the last history year.
+
+Efficiency: the bias is computed once per DISTINCT year in a batch (``torch.unique``), then
+indexed per row; in eval mode under ``no_grad`` it is cached per year for generation. The
+reference design (bias per example x vocabulary) is kept behind ``bias_per_example=True`` only so
+benchmarks/future_lm_step.py can time it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from transformers import AutoConfig, AutoModelForCausalLM, LogitsProcessor, PreTrainedConfig, PreTrainedModel
+from transformers.modeling_outputs import CausalLMOutputWithPast
+
+from tempo_analysis.data.errors import DataError
+from tempo_analysis.models.future_lm_bias import GatedBias, PreviousYearBias, WindowLSTMBias, window_index
+
+VARIANTS = ("baseline", "last-n", "freq-nolstm", "freq", "context", "context2")
+BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": "lstm", "context": "lstm",
+             "context2": "gated"}
+FEATURE_KIND = {"freq-nolstm": "freq", "freq": "freq", "context": "context", "context2": "context"}
+
+
+class FutureLMConfig(PreTrainedConfig):
+    """The wrapped LM's config (a dict with ``model_type``) plus the temporal-bias settings."""
+
+    model_type = "future_lm"
+
+    def __init__(self, lm_config: dict | None = None, variant: str = "freq", window: int = 3,
+                 lstm_hidden: int = 32, feature_dim: int = 1, alpha: float = 1.0, nolstm_init: float = 0.0,
+                 history_first_year: int = 0, history_num_years: int = 0, train_years: list | None = None,
+                 **kwargs):
+        if variant not in VARIANTS:
+            raise ValueError(f"FutureLMConfig.variant={variant!r}: use one of {', '.join(VARIANTS)}")
+        if not isinstance(window, int) or window < 1:
+            raise ValueError(f"FutureLMConfig.window={window!r}: use a positive number of previous years")
+        self.lm_config = dict(lm_config or {})
+        self.variant = variant
+        self.window = window                         # W previous years fed to the LSTM
+        self.lstm_hidden = lstm_hidden               # 32 in the paper's code
+        self.feature_dim = feature_dim               # 1 (frequency) or the encoder width (context)
+        self.alpha = alpha                           # bias strength (generation may override)
+        self.nolstm_init = nolstm_init               # Frequency-NoLSTM's learned scale at start
+        self.history_first_year = history_first_year
+        self.history_num_years = history_num_years
+        self.train_years = list(train_years or [])   # years the model was trained on (metadata)
+        super().__init__(**kwargs)
+
+    @property
+    def bias_kind(self):
+        return BIAS_KIND[self.variant]
+
+
+def load_causal_lm(name_or_path: str):
+    """``AutoModelForCausalLM.from_pretrained`` with a clear message when a hub name is unreachable."""
+    try:
+        return AutoModelForCausalLM.from_pretrained(name_or_path)
+    except OSError as e:
+        raise OSError(f"could not load the causal LM {name_or_path!r}: {str(e).splitlines()[0]}. Offline, "
+                      "model hubs are unreachable: pass a local folder with config.json + weights, or use the "
+                      "default small GPT-2 trained from scratch (lm=None)") from None
+
+
+def _check_tied(lm, identity: bool = False) -> None:
+    """The temporal bias (and Context^2's E_v) assume the output head IS the input embedding."""
+    head = lm.get_output_embeddings()
+    tied = head is not None and bool(getattr(lm.config, "tie_word_embeddings", False))
+    if identity and tied:   # a built model: the tensors must really be shared
+        tied = head.weight is lm.get_input_embeddings().weight
+    if not tied:
+        raise ValueError("the causal LM's output head is not tied to its input embeddings; the temporal bias "
+                         "(and Context^2's E_v) assume a tied head. Fix: load the LM with "
+                         "tie_word_embeddings=True (GPT-2 does by default)")
+
+
+class FutureLM(PreTrainedModel):
+    """A causal LM plus a temporal word bias; ``forward(input_ids, years=...)`` like any HF LM."""
+
+    config_class = FutureLMConfig
+    base_model_prefix = "future_lm"
+    _supports_cache_class = True
+
+    def __init__(self, config: FutureLMConfig, lm=None):
+        super().__init__(config)
+        if lm is None:
+            if not config.lm_config:
+                raise ValueError("FutureLMConfig.lm_config is empty: give the wrapped LM's config dict "
+                                 "(lm.config.to_dict()) or build with FutureLM.from_lm(...)")
+            lm = AutoModelForCausalLM.from_config(AutoConfig.for_model(**config.lm_config))
+        self.lm = lm
+        emb, head = lm.get_input_embeddings(), lm.get_output_embeddings()
+        _check_tied(lm)
+        V, d = emb.weight.shape
+        Fd, kind = config.feature_dim, config.bias_kind
+        # --- the temporal bias module --------------------------------------------------------------
+        if kind == "nolstm":
+            self.bias = PreviousYearBias(config.nolstm_init)
+        elif kind == "lstm":
+            self.bias = WindowLSTMBias(Fd, config.lstm_hidden)
+        elif kind == "gated":
+            self.bias = GatedBias(Fd, config.lstm_hidden, d)
+        else:
+            self.bias = None
+        # --- the history table (part of the checkpoint) and its input normalisation -----------------
+        self.register_buffer("history", torch.zeros(config.history_num_years, V, Fd))
+        self.register_buffer("feature_mean", torch.zeros(Fd))
+        self.register_buffer("feature_std", torch.ones(Fd))
+        self.bias_per_example = False        # reference design, for benchmarks only
+        self._bias_cache: dict[int, torch.Tensor] = {}
+        self._hidden = None                  # decoder state captured at the LM head (Context^2)
+        if kind == "gated":
+            head.register_forward_pre_hook(self._capture_hidden)
+        self.post_init()
+
+    def _init_weights(self, module):
+        """Bias modules initialise themselves; the wrapped LM keeps its own (or pretrained) weights."""
+
+    def _capture_hidden(self, module, args):
+        self._hidden = args[0]
+
+    # ------------------------------------------------------------------------------------------
+    @classmethod
+    def from_lm(cls, lm, variant: str = "freq", **config_kw) -> "FutureLM":
+        """Wrap an LM instance, local path or hub name (``"gpt2"`` online) with a temporal bias."""
+        if isinstance(lm, str):
+            lm = load_causal_lm(lm)
+        _check_tied(lm, identity=True)
+        if config_kw.get("feature_dim") is None:
+            config_kw.pop("feature_dim", None)
+        cfg = FutureLMConfig(lm_config=lm.config.to_dict(), variant=variant, **config_kw)
+        return cls(cfg, lm=lm)
+
+    @property
+    def vocab_size(self) -> int:
+        return self.lm.get_input_embeddings().weight.shape[0]
+
+    @property
+    def history_years(self) -> list[int]:
+        return list(range(self.config.history_first_year, self.config.history_first_year + self.history.shape[0]))
+
+    def set_history(self, features, first_year: int, refit_norm: bool = True) -> "FutureLM":
+        """Install the per-year table ``[Y, V]`` (frequency) or ``[Y, V, E]`` (context) for years first_year...
+
+        ``refit_norm=True`` (before training) recomputes the LSTM input normalisation; what-if edits
+        of a trained model pass False so the learned LSTM sees inputs on the scale it was trained on.
+        """
+        f = torch.as_tensor(np.asarray(features), dtype=torch.float32)
+        f = f[..., None] if f.dim() == 2 else f
+        if f.dim() != 3:
+            raise DataError(f"history: expected [years, vocab] or [years, vocab, features], got shape {tuple(f.shape)}")
+        if f.shape[1] != self.vocab_size:
+            raise DataError(f"history: vocabulary axis has {f.shape[1]} tokens but the LM has {self.vocab_size}. "
+                            "Fix: build the table with the tokenizer saved with this model")
+        if f.shape[2] != self.config.feature_dim:
+            raise DataError(f"history: feature axis has {f.shape[2]} values, the model expects "
+                            f"feature_dim={self.config.feature_dim}. Fix: use the {FEATURE_KIND.get(self.config.variant)} table")
+        if f.shape[0] < self.config.window:
+            raise DataError(f"window={self.config.window} is longer than the {f.shape[0]} available history years "
+                            f"({first_year}-{first_year + f.shape[0] - 1}). Fix: use window <= {f.shape[0]} or give more years")
+        self.history = f.to(self.history.device)
+        if refit_norm:
+            flat = f.reshape(-1, f.shape[-1])
+            self.feature_mean = flat.mean(0).to(self.history.device)
+            self.feature_std = flat.std(0).clamp_min(1e-6).to(self.history.device)
+        self.config.history_first_year, self.config.history_num_years = int(first_year), int(f.shape[0])
+        self.clear_bias_cache()
+        return self
+
+    def clear_bias_cache(self):
+        self._bias_cache = {}
+
+    def train(self, mode: bool = True):
+        self.clear_bias_cache()
+        return super().train(mode)
+
+    # ------------------------------------------------------------------------------------------
+    def check_years(self, years) -> None:
+        """Each target year needs the previous year inside the history table."""
+        first, n = self.config.history_first_year, self.history.shape[0]
+        bad = sorted({int(y) for y in torch.as_tensor(years).reshape(-1).tolist() if not first + 1 <= y <= first + n})
+        if bad:
+            raise DataError(f"column 'year': target year(s) {bad[:5]} have no previous-year history; the table "
+                            f"covers {first}-{first + n - 1}, so biases exist for {first + 1}-{first + n}. Fix: "
+                            "extend the history (set_history) or choose a year in that range")
+
+    def _compute_year_terms(self, years: torch.Tensor, share_rows: bool = True) -> torch.Tensor:
+        """Bias terms for the given years: ``[U, V]`` (or ``[U, V, 2]`` for Context^2).
+
+        The history rows the windows need are gathered (and normalised, and projected by the
+        LSTM's input weights) once per distinct history year; ``share_rows=False`` is the
+        reference design that gathers a separate window per entry of ``years``.
+        """
+        full = window_index(years, self.config.history_first_year, self.history.shape[0], self.config.window)
+        if share_rows:
+            needed, idx = torch.unique(full, return_inverse=True)             # distinct history years
+        else:
+            needed, idx = full.reshape(-1), torch.arange(full.numel(), device=full.device).reshape(full.shape)
+        rows = self.history[needed]                                         # [R, V, F]
+        if self.config.bias_kind == "nolstm":
+            return self.bias(rows, idx)                                     # raw log-frequency
+        rows = (rows - self.feature_mean) / self.feature_std
+        if self.config.bias_kind == "gated":
+            return self.bias(rows, idx, self.lm.get_input_embeddings().weight)
+        return self.bias(rows, idx)
+
+    def year_terms(self, years) -> torch.Tensor:
+        """Per-row bias terms ``[B, V(, 2)]``, computed once per distinct year (cached in eval/no-grad)."""
+        years = torch.as_tensor(years, device=self.history.device).reshape(-1).long()
+        self.check_years(years)
+        if self.bias_per_example:                                         # reference design (benchmark)
+            return self._compute_year_terms(years, share_rows=False)
+        uniq, inv = torch.unique(years, return_inverse=True)
+        if self.training or torch.is_grad_enabled():
+            return self._compute_year_terms(uniq)[inv]
+        missing = [int(y) for y in uniq.tolist() if int(y) not in self._bias_cache]
+        if missing:
+            terms = self._compute_year_terms(torch.tensor(missing, device=uniq.device))
+            self._bias_cache.update({y: t for y, t in zip(missing, terms)})
+        return torch.stack([self._bias_cache[int(y)] for y in uniq.tolist()])[inv]
+
+    def temporal_logit_bias(self, terms: torch.Tensor, hidden: torch.Tensor | None, alpha: float) -> torch.Tensor:
+        """What is added to the LM logits: ``[B, 1, V]`` (position-free) or ``[B, S, V]`` (Context^2)."""
+        if self.config.bias_kind == "gated":
+            return self.bias.apply_gate(hidden, terms, alpha)
+        return alpha * terms[:, None, :]
+
+    # ------------------------------------------------------------------------------------------
+    def forward(self, input_ids=None, attention_mask=None, years=None, labels=None, past_key_values=None,
+                use_cache=None, position_ids=None, alpha: float | None = None, **kwargs):
+        """Causal-LM forward; ``years[B]`` (ints) picks each row's bias. ``labels`` = HF convention."""
+        out = self.lm(input_ids=input_ids, attention_mask=attention_mask, past_key_values=past_key_values,
+                      use_cache=use_cache, position_ids=position_ids, **kwargs)
+        logits = out.logits
+        if self.bias is not None:
+            if years is None:
+                raise ValueError(f"FutureLM({self.config.variant}).forward needs years=[B] target years")
+            alpha = self.config.alpha if alpha is None else alpha
+            terms = self.year_terms(years)
+            logits = logits + self.temporal_logit_bias(terms, self._hidden, alpha).to(logits.dtype)
+        loss = None
+        if labels is not None:
+            loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]).float(),
+                                   labels[:, 1:].reshape(-1), ignore_index=-100)
+        return CausalLMOutputWithPast(loss=loss, logits=logits, past_key_values=out.past_key_values)
+
+
+class TemporalBiasProcessor(LogitsProcessor):
+    """Adds the cached year bias inside ``lm.generate`` (beam, top-k, top-p, no-repeat all apply after).
+
+    Returns log-probabilities (``log_softmax(scores + bias)``): beam search feeds processors
+    log-probs and the renormalisation keeps beam scores exact; sampling is unaffected by the shift.
+    For Context^2 the gate reads the decoder state captured at the LM head for the last position.
+    """
+
+    def __init__(self, model: FutureLM, year: int, alpha: float | None = None):
+        self.model = model
+        self.alpha = model.config.alpha if alpha is None else float(alpha)
+        with torch.no_grad():
+            self.terms = model.year_terms([year])                           # [1, V(, 2)] cached
+
+    def __call__(self, input_ids, scores):
+        V = self.terms.shape[1]
+        if self.model.config.bias_kind == "gated":
+            hidden = self.model._hidden[:, -1:, :]                         # [N, 1, d]
+            b = self.model.temporal_logit_bias(self.terms.expand(scores.shape[0], *self.terms.shape[1:]),
+                                               hidden, self.alpha)[:, 0]
+        else:
+            b = self.alpha * self.terms
+        scores = scores.clone()
+        scores[:, :V] = scores[:, :V] + b.to(scores.dtype)
+        return torch.log_softmax(scores, dim=-1)
+
+
+AutoConfig.register("future_lm", FutureLMConfig, exist_ok=True)
+AutoModelForCausalLM.register(FutureLMConfig, FutureLM, exist_ok=True)

@@ -1,0 +1,129 @@
+"""Temporal word-bias modules of the future language model (Li et al., "Future Language Modeling").
+
+Each module turns a per-year history table ``x[year, token, feature]`` into a bias over the
+vocabulary for a target year, computed ONCE per distinct year (never per example x vocab):
+
+- ``PreviousYearBias`` (Frequency-NoLSTM): ``B[y, v] = s * x[y-1, v]``, ``s`` a learned scalar.
+- ``WindowLSTMBias`` (Frequency, Context): ``B[y, v] = A^T LSTM(x[y-W, v], ..., x[y-1, v])``;
+  one LSTM (weights shared by all tokens) batched across the vocabulary: the batch axis is
+  (year, token), the time axis is the window. ``A`` is a learned vector (``head``).
+- ``GatedBias`` (Context^2, eqs. 9-10): with tied embeddings ``E_v``,
+  ``s[y, v] = E_v^T B[y, v]`` (B in R^d from the LSTM), ``Btilde = s A``, and per position k
+  ``bias[k, v] = alpha * sigmoid(H_k^T C Btilde) * (E_v^T D Btilde)``
+  ``         = alpha * sigmoid(s[y, v] * (H_k . CA)) * s[y, v] * (E_v . DA)``.
+  The gate is elementwise per position: it does not depend on the (padded) sequence length,
+  so one-token-at-a-time decoding gets exactly the training-time bias (the reference bug).
+
+Layout (the reference bug, fixed): ``windows(table, idx)`` returns ``[U, V, W, F]`` built with
+an explicit permute, so after ``reshape(U*V, W, F)`` row ``u*V + v`` is token v's own history in
+year order y-W, ..., y-1. tests/future_text/test_future_lm.py checks this against nn.LSTM run on
+each token's own sequence.
+
+Each module takes ``rows [R, V, F]`` (the distinct history years a batch needs, gathered once)
+and ``idx [U, W]`` (for each distinct target year, its window as indices into ``rows``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+def window_index(years: torch.Tensor, first_year: int, num_years: int, window: int) -> torch.Tensor:
+    """Row indices ``[U, W]`` of years ``y-W .. y-1`` in a history table starting at ``first_year``.
+
+    Years before the table's start repeat its first row (left padding for early target years,
+    documented in docs/methods/future_text.md). Callers check that ``y-1`` is in the table.
+    """
+    offsets = torch.arange(-window, 0, device=years.device)                  # -W, ..., -1
+    idx = (years[:, None] - first_year) + offsets[None, :]                   # [U, W]
+    return idx.clamp(min=0, max=num_years - 1)
+
+
+def windows(table: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """Gather ``table[R, V, F]`` at ``idx[U, W]`` into ``[U, V, W, F]`` (token-major, year order)."""
+    g = table[idx]                                   # [U, W, V, F]   (year axis before vocab)
+    return g.permute(0, 2, 1, 3).contiguous()        # [U, V, W, F]   each token's own years
+
+
+def lstm_last_hidden(lstm: nn.LSTM, xproj: torch.Tensor) -> torch.Tensor:
+    """Last hidden state of a 1-layer ``nn.LSTM`` given inputs already projected by ``W_ih x + b_ih``.
+
+    ``xproj [N, W, 4H]``. The same arithmetic as ``nn.LSTM`` (gate order i, f, g, o), unrolled
+    over the short window: for N = years x vocab tiny sequences this is several times faster on
+    CPU than the fused kernel, and lets the input projection be shared between windows.
+    """
+    N, W, _ = xproj.shape
+    H = lstm.hidden_size
+    h = xproj.new_zeros(N, H)
+    c = xproj.new_zeros(N, H)
+    w_hh, b_hh = lstm.weight_hh_l0, lstm.bias_hh_l0
+    for t in range(W):
+        gates = xproj[:, t] + b_hh if t == 0 else xproj[:, t] + torch.addmm(b_hh, h, w_hh.t())
+        i, f, g, o = gates.chunk(4, dim=1)
+        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h = torch.sigmoid(o) * torch.tanh(c)
+    return h
+
+
+class PreviousYearBias(nn.Module):
+    """Frequency-NoLSTM: the previous year's feature scaled by one learned scalar."""
+
+    def __init__(self, init_scale: float = 0.0):
+        super().__init__()
+        self.scale = nn.Parameter(torch.tensor(float(init_scale)))
+
+    def forward(self, rows: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """rows ``[R, V, 1]`` raw features, idx ``[U, W]`` -> ``[U, V]`` (the last window year)."""
+        return self.scale * rows[idx[:, -1], :, 0]
+
+
+class WindowLSTMBias(nn.Module):
+    """A^T LSTM(window) for every (year, token); LSTM weights shared across tokens."""
+
+    def __init__(self, feature_dim: int, hidden: int = 32, out_dim: int = 1):
+        super().__init__()
+        self.lstm = nn.LSTM(feature_dim, hidden, batch_first=True)
+        self.head = nn.Linear(hidden, out_dim, bias=False)  # A (out_dim 1) or R^hidden -> R^d
+        if out_dim == 1:
+            nn.init.zeros_(self.head.weight)                # A = 0: the model starts as the plain LM
+
+    def forward(self, rows: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+        """rows ``[R, V, F]`` normalised history rows, idx ``[U, W]`` -> ``[U, V]`` or ``[U, V, d]``.
+
+        The input projection runs once per history ROW (distinct year), then windows are gathered.
+        """
+        xproj = rows @ self.lstm.weight_ih_l0.t() + self.lstm.bias_ih_l0    # [R, V, 4H]
+        win = windows(xproj, idx)                                            # [U, V, W, 4H]
+        U, V, W, G = win.shape
+        h = lstm_last_hidden(self.lstm, win.reshape(U * V, W, G))           # row u*V+v = token v of year u
+        out = self.head(h).reshape(U, V, -1)
+        return out[..., 0] if out.shape[-1] == 1 else out
+
+
+class GatedBias(nn.Module):
+    """Context^2: a decoder-state gate decides per position how much temporal bias to use."""
+
+    def __init__(self, feature_dim: int, hidden: int, d_model: int):
+        super().__init__()
+        self.core = WindowLSTMBias(feature_dim, hidden, out_dim=d_model)   # B[y, v] in R^d
+        self.A = nn.Parameter(torch.randn(d_model) / math.sqrt(d_model))   # eq. 9
+        self.C = nn.Linear(d_model, d_model, bias=False)                   # eq. 10 gate
+        self.D = nn.Linear(d_model, d_model, bias=False)                   # eq. 10 magnitude
+        nn.init.eye_(self.C.weight)
+        nn.init.zeros_(self.D.weight)  # magnitude 0 at start: the model starts as the plain LM
+
+    def forward(self, rows: torch.Tensor, idx: torch.Tensor, emb: torch.Tensor) -> torch.Tensor:
+        """Per-year ``[U, V, 2]``: (s = E_v^T B, m = s * E_v^T D A) -- both independent of position."""
+        B = self.core(rows, idx)                            # [U, V, d]
+        s = (B * emb[None]).sum(-1)                         # [U, V]
+        m = s * (emb @ self.D(self.A))                      # [U, V]
+        return torch.stack([s, m], dim=-1)
+
+    def apply_gate(self, hidden: torch.Tensor, terms: torch.Tensor, alpha: float) -> torch.Tensor:
+        """Bias ``[B, S, V]`` from decoder states ``hidden[B, S, d]`` and per-row year terms ``[B, V, 2]``."""
+        q = hidden @ self.C(self.A)                          # [B, S]   H_k . (C A)
+        s, m = terms[..., 0], terms[..., 1]                  # [B, V]
+        return alpha * torch.sigmoid(q[..., None] * s[:, None, :]) * m[:, None, :]
