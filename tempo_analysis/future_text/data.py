@@ -12,7 +12,6 @@ Every source becomes one validated frame ``doc_id, year (int), text`` (``yearly_
 from __future__ import annotations
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -50,14 +49,24 @@ def world_yearly(world) -> pd.DataFrame:
 
 
 def load_world_yearly(path=None):
-    """(frame, trend_truth) from the committed world (``data/world`` via ``data_dir()``) or ``path``."""
-    from tempo_analysis.world import load_world
+    """(frame, trend_truth) from the committed world (``data/world``) or ``path``.
 
-    if path is None:
-        from tempo_analysis.notebook import data_dir
+    When no world is on disk and no ``path`` was given, the default world's yearly part is
+    generated in memory (seeded, the same documents ``tempo-analysis world`` writes), with a warning.
+    """
+    from tempo_analysis.world import YearlyWorldConfig, generate_yearly, load_world
 
-        path = Path(data_dir()) / "world"
-    world = load_world(path)
+    try:
+        world = load_world(path)
+    except FileNotFoundError:
+        if path is not None:
+            raise
+        warnings.warn("no planted world on disk (run `tempo-analysis world --out data/`); generating the "
+                      "default yearly world in memory", stacklevel=2)
+        corpus, truth = generate_yearly(YearlyWorldConfig())
+        df = corpus.df
+        return yearly_frame(pd.DataFrame({"doc_id": df["doc_id"], "year": df["period"].astype(int),
+                                          "text": df["text"]})), truth
     return world_yearly(world), world.trend_truth
 
 

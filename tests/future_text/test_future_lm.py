@@ -1,0 +1,169 @@
+"""FutureLM: layout, once-per-year bias, cache, Context^2 train/generate agreement, save/load, bad input."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from tempo_analysis.data.errors import DataError
+from tempo_analysis.models.future_lm import FutureLM, TemporalBiasProcessor
+from tempo_analysis.models.future_lm_bias import lstm_last_hidden, window_index, windows
+
+from .conftest import tiny_gpt2
+
+V, FIRST, Y = 50, 2000, 6
+
+
+def make(variant="freq", fdim=1, window=3, seed=0):
+    torch.manual_seed(seed)
+    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=window, feature_dim=fdim, lstm_hidden=8)
+    if m.bias is not None:
+        rng = np.random.default_rng(seed)
+        m.set_history(rng.standard_normal((Y, V, fdim)).astype("float32"), FIRST)
+        for p in m.bias.parameters():          # move off the "start as plain LM" init so biases are non-zero
+            torch.nn.init.normal_(p, std=0.3)
+    return m.eval()
+
+
+def test_window_layout_is_token_major_in_year_order():
+    # table value encodes (year row, token): 1000 * row + token
+    table = (1000 * torch.arange(Y)[:, None] + torch.arange(V)[None, :]).float()[..., None]   # [Y, V, 1]
+    idx = window_index(torch.tensor([2004, 2002]), FIRST, Y, 3)
+    assert idx.tolist() == [[1, 2, 3], [0, 0, 1]]            # 2002's window left-pads with the first year
+    w = windows(table, idx)                                   # [U, V, W, 1]
+    flat = w.reshape(2 * V, 3)                                # what the LSTM sees: row u*V + v
+    for u, rows in enumerate(idx.tolist()):
+        for v in (0, 1, 7, V - 1):
+            assert flat[u * V + v].tolist() == [1000 * r + v for r in rows]   # token v's own years, in order
+
+
+def test_unrolled_lstm_matches_nn_lstm():
+    torch.manual_seed(0)
+    lstm = torch.nn.LSTM(5, 8, batch_first=True)
+    x = torch.randn(7, 3, 5)
+    _, (h, _) = lstm(x)
+    xproj = x @ lstm.weight_ih_l0.t() + lstm.bias_ih_l0
+    torch.testing.assert_close(lstm_last_hidden(lstm, xproj), h[-1])
+
+
+@pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context", 4)])
+def test_bias_of_token_v_is_lstm_over_its_own_history(variant, fdim):
+    m = make(variant, fdim)
+    year = 2004
+    bias = m.year_terms([year])[0]                                       # [V]
+    for v in (0, 3, V - 1):
+        seq = m.history[year - FIRST - 3:year - FIRST, v, :]             # token v, years 2001..2003
+        seq = (seq - m.feature_mean) / m.feature_std
+        _, (h, _) = m.bias.lstm(seq[None])
+        torch.testing.assert_close(bias[v], m.bias.head(h[-1])[0, 0])
+
+
+def test_bias_once_per_distinct_year_equals_per_example(monkeypatch):
+    m = make("freq")
+    years = torch.tensor([2003, 2005, 2003, 2003, 2005])
+    seen = []
+    orig = m._compute_year_terms
+    monkeypatch.setattr(m, "_compute_year_terms", lambda ys, share_rows=True: (seen.append(ys.tolist()), orig(ys, share_rows))[1])
+    with torch.enable_grad():
+        m.train()
+        per_year = m.year_terms(years)
+    assert seen == [[2003, 2005]]                                        # one LSTM pass for 2 distinct years
+    m.bias_per_example = True
+    ref = m.year_terms(years)
+    torch.testing.assert_close(per_year, ref)
+    assert per_year.shape == (5, V)
+
+
+def test_bias_cache_in_eval_and_invalidation(monkeypatch):
+    m = make("freq")
+    calls = []
+    orig = m._compute_year_terms
+    monkeypatch.setattr(m, "_compute_year_terms", lambda ys, share_rows=True: (calls.append(ys.tolist()), orig(ys, share_rows))[1])
+    with torch.no_grad():
+        a = m.year_terms([2004, 2004])
+        b = m.year_terms([2004, 2003])
+    assert calls == [[2004], [2003]]                                     # 2004 computed once, then cached
+    torch.testing.assert_close(a[0], b[0])
+    m.set_history(m.history * 2, FIRST, refit_norm=False)              # new history -> recomputed
+    with torch.no_grad():
+        m.year_terms([2004])
+    assert calls[-1] == [2004]
+
+
+@pytest.mark.parametrize("variant,fdim", [("context2", 4), ("freq", 1), ("freq-nolstm", 1), ("baseline", 1)])
+def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim):
+    m = make(variant, fdim)
+    ids = torch.randint(1, V, (3, 9))
+    years = torch.tensor([2004, 2001, 2006])
+    with torch.no_grad():
+        full = m(ids, years=years).logits
+        out = m(ids[:, :1], years=years, use_cache=True)
+        steps = [out.logits]
+        for k in range(1, ids.shape[1]):
+            out = m(ids[:, k:k + 1], years=years, past_key_values=out.past_key_values, use_cache=True)
+            steps.append(out.logits)
+    torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
+    if variant != "baseline":                                            # the bias really contributes
+        with torch.no_grad():
+            plain = m.lm(ids).logits
+        assert (full - plain).abs().max() > 1e-3
+
+
+def test_context2_gate_does_not_depend_on_padding_length():
+    m = make("context2", 4)
+    ids = torch.randint(1, V, (1, 6))
+    padded = torch.cat([ids, torch.zeros(1, 10, dtype=torch.long)], 1)
+    att = torch.cat([torch.ones(1, 6), torch.zeros(1, 10)], 1).long()
+    with torch.no_grad():
+        short = m(ids, years=[2004]).logits
+        long = m(padded, attention_mask=att, years=[2004]).logits[:, :6]
+    torch.testing.assert_close(short, long, atol=1e-5, rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant,fdim", [("context2", 4), ("freq", 1)])
+def test_generation_processor_matches_forward(variant, fdim):
+    """The logits processor used inside HF generate gives the forward pass's (log-softmaxed) logits."""
+    m = make(variant, fdim)
+    ids = torch.randint(1, V, (2, 7))
+    proc = TemporalBiasProcessor(m, 2005)
+    with torch.no_grad():
+        full = torch.log_softmax(m(ids, years=[2005, 2005]).logits, -1)
+        out = None
+        for k in range(ids.shape[1]):
+            out = m.lm(ids[:, k:k + 1], past_key_values=None if out is None else out.past_key_values, use_cache=True)
+            got = proc(ids[:, :k + 1], out.logits[:, -1])
+            torch.testing.assert_close(got, full[:, k], atol=1e-5, rtol=1e-5)
+
+
+def test_save_and_from_pretrained_roundtrip(tmp_path):
+    m = make("context2", 4)
+    ids = torch.randint(1, V, (2, 5))
+    m.save_pretrained(tmp_path)
+    assert (tmp_path / "model.safetensors").is_file() and not list(tmp_path.glob("*.bin"))
+    m2 = FutureLM.from_pretrained(tmp_path).eval()
+    assert m2.lm.get_output_embeddings().weight is m2.lm.get_input_embeddings().weight     # still tied
+    assert m2.history_years == list(range(FIRST, FIRST + Y))
+    with torch.no_grad():
+        torch.testing.assert_close(m2(ids, years=[2003, 2006]).logits, m(ids, years=[2003, 2006]).logits)
+
+
+def test_bad_inputs_have_clear_errors(tmp_path):
+    m = make("freq", window=3)
+    with pytest.raises(DataError, match="no previous-year history"):
+        m(torch.ones(1, 3, dtype=torch.long), years=[FIRST])              # first year has no past
+    with pytest.raises(DataError, match="no previous-year history"):
+        m(torch.ones(1, 3, dtype=torch.long), years=[FIRST + Y + 1])
+    with pytest.raises(DataError, match="window=3 is longer"):
+        m.set_history(np.zeros((2, V), "float32"), FIRST)
+    with pytest.raises(DataError, match="vocabulary axis"):
+        m.set_history(np.zeros((Y, V + 1), "float32"), FIRST)
+    with pytest.raises(ValueError, match="needs years"):
+        m(torch.ones(1, 3, dtype=torch.long))
+    untied = tiny_gpt2(V)
+    untied.config.tie_word_embeddings = False
+    untied.lm_head.weight = torch.nn.Parameter(untied.lm_head.weight.detach().clone())
+    with pytest.raises(ValueError, match="not tied"):
+        FutureLM.from_lm(untied, variant="freq")
+    with pytest.raises(OSError, match="pass a local folder"):
+        FutureLM.from_lm(str(tmp_path / "no-such-model"), variant="freq")
