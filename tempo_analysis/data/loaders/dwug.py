@@ -1,0 +1,122 @@
+"""DWUG-style usage data (Schlechtweg et al.): one folder per lemma, one usage per row.
+
+    DIR/data/<lemma>/uses.csv            tab-separated; columns include lemma, date, grouping,
+                                          identifier, context, indexes_target_token ("start:end",
+                                          character offsets into context), context_tokenized,
+                                          indexes_target_token_tokenized
+    DIR/stats/**/stats_groupings.csv     tab-separated; lemma, change_graded[, change_binary]
+                                          (several files: the one under an ``opt/`` folder wins)
+
+``grouping`` is the period (1 = earlier, 2 = later; any sortable labels work). Offsets are checked:
+out of range, pointing at whitespace, or cutting a word in half is a :class:`DataError` naming the
+lemma, the file and the row. Lemmas with POS suffixes (``plane_nn``) map to surface forms.
+"""
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..errors import DataError
+from ..periods import PeriodCorpus, TargetUsage
+from .semeval import strip_pos
+
+USE_COLUMNS = ("lemma", "grouping", "context", "indexes_target_token")
+
+
+@dataclass
+class DWUGData:
+    """Usages (one TargetUsage per row), a corpus of their contexts, and graded truth."""
+
+    usages: list[TargetUsage]
+    corpus: PeriodCorpus
+    truth: pd.DataFrame | None
+    targets: list[str]
+    target_map: dict[str, str] = field(default_factory=dict)
+
+
+def _read_tsv(path: Path) -> pd.DataFrame:
+    return pd.read_csv(path, sep="\t", quoting=csv.QUOTE_NONE, dtype=str, keep_default_na=False)
+
+
+def _parse_span(value: str, text: str, where: str) -> tuple[int, int]:
+    try:
+        a, b = (int(x) for x in str(value).split(":"))
+    except ValueError:
+        raise DataError(f"{where}: column 'indexes_target_token' = {value!r} is not 'start:end'. "
+                        "Fix: give character offsets like 12:17.") from None
+    if not (0 <= a < b <= len(text)):
+        raise DataError(f"{where}: column 'indexes_target_token' = {value!r} is outside the context of "
+                        f"length {len(text)}. Fix: offsets must be 0-based character offsets into 'context'.")
+    span = text[a:b]
+    cut = (a > 0 and text[a - 1].isalnum() and span[0].isalnum()) or \
+          (b < len(text) and text[b].isalnum() and span[-1].isalnum())
+    if not span.strip() or cut:
+        raise DataError(f"{where}: column 'indexes_target_token' = {value!r} points at {span!r} in "
+                        f"{text[max(0, a - 20):b + 20]!r}, which is not a whole word. Fix: recompute the "
+                        "offsets against this exact 'context' text.")
+    return a, b
+
+
+def find_stats_file(root: Path) -> Path | None:
+    """The stats_groupings.csv to use: under an ``opt/`` folder if there is one, else the shallowest."""
+    files = sorted((root / "stats").rglob("stats_groupings.csv")) if (root / "stats").is_dir() else []
+    if not files:
+        return None
+    opt = [f for f in files if "opt" in f.relative_to(root).parts]
+    pool = opt or files
+    return min(pool, key=lambda f: (len(f.parts), str(f)))
+
+
+def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> DWUGData:
+    """Read ``DIR/data/<lemma>/uses.csv`` and the graded truth into the shared types."""
+    root = Path(path)
+    data = root / "data"
+    if not data.is_dir():
+        raise DataError(f"{data} does not exist. Fix: pass a DWUG folder holding data/<lemma>/uses.csv.")
+    folders = sorted(p for p in data.iterdir() if (p / "uses.csv").is_file())
+    if lemmas is not None:
+        folders = [p for p in folders if p.name in set(lemmas) or strip_pos(p.name)[0] in set(lemmas)]
+    if not folders:
+        raise DataError(f"no <lemma>/uses.csv under {data}. Fix: check the DWUG folder layout.")
+    mapping = (lambda w: strip_pos(w)[0]) if pos == "strip" else (lambda w: w)
+    usages, docs, target_map = [], [], {}
+    for folder in folders:
+        f = folder / "uses.csv"
+        df = _read_tsv(f)
+        missing = [c for c in USE_COLUMNS if c not in df.columns]
+        if missing:
+            raise DataError(f"{f}: missing column(s) {missing}; it has {list(df.columns)}. "
+                            f"Fix: DWUG uses.csv needs {list(USE_COLUMNS)} (tab-separated).")
+        for i, row in df.iterrows():
+            where = f"{f} row {i + 2} (lemma {row['lemma']!r})"
+            text = row["context"]
+            if not text.strip():
+                raise DataError(f"{where}: column 'context' is empty. Fix: drop the row or fill its text.")
+            a, b = _parse_span(row["indexes_target_token"], text, where)
+            word = mapping(row["lemma"])
+            prev = target_map.setdefault(word, row["lemma"])
+            if prev != row["lemma"]:
+                raise DataError(f"lemmas {prev!r} and {row['lemma']!r} both become {word!r}. Fix: pos='keep'.")
+            doc_id = row.get("identifier") or f"{folder.name}-{i}"
+            usages.append(TargetUsage(word, str(row["grouping"]), text, a, b, doc_id))
+            docs.append({"doc_id": doc_id, "period": str(row["grouping"]), "text": text,
+                         **({"date": row["date"]} if "date" in df else {})})
+    docs_df = pd.DataFrame(docs).drop_duplicates("doc_id")
+    order = sorted(docs_df["period"].unique(), key=lambda g: (float(g) if g.replace(".", "", 1).isdigit() else g))
+    corpus = PeriodCorpus.from_frame(docs_df, order=order)
+    truth = None
+    stats = find_stats_file(root)
+    if stats is not None:
+        st = _read_tsv(stats)
+        if "lemma" not in st or "change_graded" not in st:
+            raise DataError(f"{stats}: needs columns 'lemma' and 'change_graded'; it has {list(st.columns)}.")
+        truth = pd.DataFrame({"word": st["lemma"].map(mapping),
+                              "graded": pd.to_numeric(st["change_graded"], errors="coerce")})
+        if "change_binary" in st:
+            truth["binary"] = pd.to_numeric(st["change_binary"], errors="coerce")
+        truth = truth[truth["word"].isin(target_map)].reset_index(drop=True)
+        truth.attrs["source"] = str(stats)
+    return DWUGData(usages, corpus, truth, list(target_map), target_map)

@@ -1,0 +1,179 @@
+"""Target-word vectors from any encoder: batched, length-bucketed, inference-mode.
+
+``extract_target_vectors(model, tokenizer, usages)`` returns one vector per usage and hidden layer.
+What it does, in order:
+
+1. Tokenise every sentence once with character offsets (fast tokenizer, no special tokens).
+2. Find the target's own pieces: every subword whose character span overlaps ``text[start:end]``.
+   A span that covers no piece (offsets pointing at whitespace, or past a tokenizer-normalised
+   character) is a :class:`DataError` naming the usage -- never a silent wrong vector.
+3. Window: a sentence longer than ``max_length`` keeps ``max_length`` tokens *centred on the
+   target* (the usage's ``windowed`` flag says so) instead of being cut at the end and losing it.
+4. Optional prefix ids after [CLS] (the time-token baseline prepends a period token).
+5. Sort by length and batch neighbours together (little padding), run under
+   ``torch.inference_mode()``, and pool the target's pieces with a per-row weight matrix:
+   ``pooled[l, b] = Σ_n w[b, n] · H[l, b, n, :]`` with ``w = 1/len`` on the target's pieces. Each
+   hidden dimension stays in place (the reference reshaped in the wrong order and mixed dimensions).
+
+Models: ``TemporalAttentionForMaskedLM`` / ``TemporalAttentionModel`` (take ``time``), or any HF
+encoder returning ``hidden_states``. ``layers=None`` keeps every hidden state (index 0 = the
+embedding output), so scorers can choose layers later without re-running the encoder.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from .data import DataError, TargetUsage
+
+
+@dataclass
+class TargetVectors:
+    """Vectors ``[N, L, D]`` (float32) for ``usages``; ``layers`` are hidden-state indices kept."""
+
+    vectors: np.ndarray
+    usages: list[TargetUsage]
+    layers: list[int]
+    n_pieces: np.ndarray = field(default_factory=lambda: np.zeros(0, int))
+    windowed: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
+
+    def __len__(self):
+        return len(self.usages)
+
+    def select(self, idx) -> "TargetVectors":
+        """A subset by integer index or boolean mask."""
+        idx = np.asarray(idx)
+        if idx.dtype == bool:
+            idx = np.flatnonzero(idx)
+        return TargetVectors(self.vectors[idx], [self.usages[i] for i in idx], self.layers,
+                             self.n_pieces[idx], self.windowed[idx])
+
+    def for_word(self, word: str) -> "TargetVectors":
+        return self.select(np.array([u.word == word for u in self.usages], dtype=bool))
+
+
+def target_piece_span(offsets, start: int, end: int) -> tuple[int, int] | None:
+    """First and one-past-last piece index whose character span overlaps [start, end)."""
+    hit = [i for i, (s, e) in enumerate(offsets) if e > s and e > start and s < end]
+    return (hit[0], hit[-1] + 1) if hit else None
+
+
+def window(n_tokens: int, t0: int, t1: int, budget: int) -> tuple[int, int]:
+    """A ``budget``-long window [a, b) of ``n_tokens`` that contains [t0, t1), centred on it."""
+    if n_tokens <= budget:
+        return 0, n_tokens
+    if t1 - t0 > budget:
+        raise DataError(f"the target spans {t1 - t0} pieces, more than the {budget} that fit in max_length; "
+                        "raise max_length.")
+    a = t0 - (budget - (t1 - t0)) // 2
+    a = max(0, min(a, n_tokens - budget))
+    return a, a + budget
+
+
+def prepare(tokenizer, usages, *, max_length=128, prefix_ids=None):
+    """Token ids per usage (with [CLS], prefix, [SEP]) and the target's piece positions."""
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError("extraction needs a fast tokenizer (character offsets); load it with use_fast=True.")
+    cls_id = tokenizer.cls_token_id if tokenizer.cls_token_id is not None else tokenizer.bos_token_id
+    sep_id = tokenizer.sep_token_id if tokenizer.sep_token_id is not None else tokenizer.eos_token_id
+    enc = tokenizer([u.text for u in usages], add_special_tokens=False, return_offsets_mapping=True)
+    rows, spans, windowed = [], [], []
+    for i, u in enumerate(usages):
+        ids, offs = enc["input_ids"][i], enc["offset_mapping"][i]
+        span = target_piece_span(offs, u.start, u.end)
+        if span is None or not u.text[u.start:u.end].strip():
+            raise DataError(f"usage {i} (word {u.word!r}, doc {u.doc_id!r}): offsets {u.start}:{u.end} point at "
+                            f"{u.text[u.start:u.end]!r}, which covers no token of {u.text[:60]!r}. Fix: give "
+                            "character offsets of the target inside this exact sentence.")
+        prefix = list(prefix_ids[i]) if prefix_ids is not None else []
+        budget = max_length - 2 - len(prefix)
+        a, b = window(len(ids), span[0], span[1], budget)
+        rows.append([cls_id] + prefix + ids[a:b] + [sep_id])
+        shift = 1 + len(prefix) - a
+        spans.append((span[0] + shift, span[1] + shift))
+        windowed.append(b - a < len(ids))
+    return rows, spans, np.array(windowed, dtype=bool)
+
+
+def _hidden_states(model, input_ids, attention_mask, time):
+    """All hidden states (tuple, index 0 = embeddings) of our temporal models or an HF encoder."""
+    from .models.temporal_attention import TemporalAttentionForMaskedLM, TemporalAttentionModel
+
+    if isinstance(model, TemporalAttentionForMaskedLM):
+        model = model.temporal
+    if isinstance(model, TemporalAttentionModel):
+        return model(input_ids, attention_mask, time=time)["hidden_states"]
+    out = model(input_ids=input_ids, attention_mask=attention_mask, output_hidden_states=True)
+    return out.hidden_states
+
+
+def extract_target_vectors(model, tokenizer, usages: list[TargetUsage], *, time=None, layers=None,
+                           batch_size: int = 64, max_length: int = 128, prefix_ids=None,
+                           progress: bool = True, sort_by_length: bool = True) -> TargetVectors:
+    """Mean-pooled target vectors per usage and hidden layer (see module docstring).
+
+    ``time``: per-usage period index (temporal models) or None. ``layers``: hidden-state indices to
+    keep (None = all). ``prefix_ids``: per-usage token ids inserted after [CLS].
+    """
+    usages = list(usages)
+    if not usages:
+        raise DataError("no usages to embed: the target words were not found in the corpus. "
+                        "Check the targets and the corpus paths.")
+    if time is not None:
+        time = np.asarray(time, dtype=np.int64)
+        if time.shape != (len(usages),):
+            raise ValueError(f"time must give one period index per usage ({len(usages)}), got shape {time.shape}.")
+    rows, spans, windowed = prepare(tokenizer, usages, max_length=max_length, prefix_ids=prefix_ids)
+    order = np.argsort([len(r) for r in rows], kind="stable") if sort_by_length else np.arange(len(rows))
+    device = next(model.parameters()).device
+    pad = tokenizer.pad_token_id or 0
+    out, kept = None, None
+    was_training = model.training
+    model.eval()
+    try:
+        with torch.inference_mode():
+            for b0 in tqdm(range(0, len(order), batch_size), disable=not progress, desc="embedding usages"):
+                idx = order[b0:b0 + batch_size]
+                n = max(len(rows[i]) for i in idx)
+                ids = torch.full((len(idx), n), pad, dtype=torch.long)
+                mask = torch.zeros((len(idx), n), dtype=torch.long)
+                weight = torch.zeros((len(idx), n))
+                for r, i in enumerate(idx):
+                    ids[r, :len(rows[i])] = torch.tensor(rows[i])
+                    mask[r, :len(rows[i])] = 1
+                    a, b = spans[i]
+                    weight[r, a:b] = 1.0 / (b - a)
+                t = torch.as_tensor(time[idx], device=device) if time is not None else None
+                hs = _hidden_states(model, ids.to(device), mask.to(device), t)
+                if kept is None:
+                    kept = list(range(len(hs))) if layers is None else [int(l) % len(hs) for l in layers]
+                    out = np.zeros((len(usages), len(kept), hs[0].shape[-1]), dtype=np.float32)
+                H = torch.stack([hs[l] for l in kept])                       # [L, B, n, D]
+                pooled = torch.einsum("lbnd,bn->bld", H.float(), weight.to(device))
+                out[idx] = pooled.cpu().numpy()
+    finally:
+        model.train(was_training)
+    n_pieces = np.array([b - a for a, b in spans])
+    return TargetVectors(out, usages, kept, n_pieces, windowed)
+
+
+def extract_one_by_one(model, tokenizer, usages, *, time=None, layers=None, max_length=128, prefix_ids=None):
+    """The naive path (one sentence per forward, autograd on): the benchmark's baseline only."""
+    rows, spans, windowed = prepare(tokenizer, usages, max_length=max_length, prefix_ids=prefix_ids)
+    device = next(model.parameters()).device
+    vecs = []
+    was_training = model.training
+    model.eval()
+    for i, row in enumerate(rows):
+        ids = torch.tensor([row], device=device)
+        t = torch.tensor([int(time[i])], device=device) if time is not None else None
+        hs = _hidden_states(model, ids, torch.ones_like(ids), t)
+        kept = list(range(len(hs))) if layers is None else [int(l) % len(hs) for l in layers]
+        a, b = spans[i]
+        vecs.append(torch.stack([hs[l][0, a:b].mean(0) for l in kept]).detach().cpu().numpy())
+    model.train(was_training)
+    return TargetVectors(np.stack(vecs).astype(np.float32), list(usages), kept,
+                         np.array([b - a for a, b in spans]), windowed)

@@ -1,0 +1,69 @@
+"""Baselines for semantic change ranking; all are ``TemporalAttentionForMaskedLM`` variants, so they share
+conversion (pretrained weights kept), post-training, extraction, scorers and evaluation.
+
+- ``plain``: the pretrained encoder with vanilla attention and no time (the Martinc et al. 2020
+  averaged-embeddings baseline). With post-training it is MLM-adapted to the corpus, still without
+  time -- the clean ablation of "time".
+- ``time-token``: TempoBERT (Rosin et al. 2022): a period token such as ``<old>`` is prepended
+  after [CLS] in training (and masked with ``time_mask_prob``) and in extraction.
+- ``scaled-linear`` / ``scaled-exp`` / ``scaled-doc``: the paper's scaled attention,
+  ``α_ij = softmax(q_i s(t_i) k_jᵀ)``, a fixed factor per period. Period index ``i`` counts from 1
+  (oldest) so no period zeroes its scores: linear ``s = i``, exponential ``s = 2**i``,
+  document-proportional ``s = docs(t) / Σ docs``.
+"""
+from __future__ import annotations
+
+from .temporal_attention import TemporalAttentionForMaskedLM
+
+SCALED_KINDS = ("linear", "exp", "doc")
+
+
+def period_scales(kind: str, num_periods: int, doc_counts=None) -> list[float]:
+    """The fixed per-period attention factors of the scaled-attention baselines."""
+    if kind == "linear":
+        return [float(i) for i in range(1, num_periods + 1)]
+    if kind == "exp":
+        return [float(2 ** i) for i in range(1, num_periods + 1)]
+    if kind == "doc":
+        if doc_counts is None or len(doc_counts) != num_periods or min(doc_counts) <= 0:
+            raise ValueError(f"scaled-doc needs doc_counts with one positive count per period "
+                             f"({num_periods}), got {doc_counts!r}.")
+        total = float(sum(doc_counts))
+        return [c / total for c in doc_counts]
+    raise ValueError(f"scale kind {kind!r} is not one of {SCALED_KINDS}.")
+
+
+def time_token(period) -> str:
+    """The token prepended for ``period`` by the time-token baseline."""
+    return f"<{period}>"
+
+
+def plain_model(encoder="default", periods=("old", "new"), seed=0):
+    """Pretrained encoder, vanilla attention. Returns (model, tokenizer)."""
+    return TemporalAttentionForMaskedLM.from_pretrained_encoder(
+        encoder, num_periods=len(periods), period_names=[str(p) for p in periods], time_attention="none",
+        seed=seed)
+
+
+def scaled_attention_model(encoder="default", periods=("old", "new"), kind="linear", doc_counts=None, seed=0):
+    """Scaled-attention baseline with fixed per-period factors. Returns (model, tokenizer)."""
+    scales = period_scales(kind, len(periods), doc_counts)
+    return TemporalAttentionForMaskedLM.from_pretrained_encoder(
+        encoder, num_periods=len(periods), period_names=[str(p) for p in periods], time_attention="scaled",
+        period_scales=scales, seed=seed)
+
+
+def time_token_model(encoder="default", periods=("old", "new"), seed=0):
+    """TempoBERT-style model: one new whole token per period. Returns (model, tokenizer, token ids)."""
+    model, tok = plain_model(encoder, periods, seed)
+    tokens = [time_token(p) for p in periods]
+    init = [tok(str(p), add_special_tokens=False)["input_ids"] or [tok.unk_token_id] for p in periods]
+    added = tok.add_special_tokens({"additional_special_tokens": tokens})
+    if added != len(tokens):
+        raise ValueError(f"time tokens {tokens} clash with the tokenizer's vocabulary; rename the periods.")
+    model.grow_vocab(init)
+    ids = tok.convert_tokens_to_ids(tokens)
+    if ids != list(range(model.config.vocab_size - len(tokens), model.config.vocab_size)):
+        raise RuntimeError(f"time token ids {ids} do not match the grown embedding rows.")
+    model.config.time_tokens = tokens
+    return model, tok, ids

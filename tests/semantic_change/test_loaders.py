@@ -1,0 +1,136 @@
+"""SemEval-2020 Task 1, DWUG and NLTK two-era loaders, including their bad-input messages."""
+import gzip
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tempo_analysis.data import DataError, PeriodCorpus
+from tempo_analysis.data.loaders.dwug import find_stats_file, load_dwug
+from tempo_analysis.data.loaders.nltk_corpora import frequent_targets, load_nltk_eras, read_brown
+from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos
+
+FIX = Path(__file__).parent / "fixtures"
+NLTK = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "nltk_data" / "corpora"
+
+
+def write_semeval(root: Path, targets=("plane_nn", "tip_vb", "risk_nn")):
+    for i, lines in enumerate([["the plane_nn of the table was smooth", "he tip_vb his hat", "no target here",
+                                "a risk_nn was taken"],
+                               ["the plane_nn landed", "we tip_vb the waiter", "tip_vb generously",
+                                "more text without targets"]], 1):
+        d = root / f"corpus{i}" / "lemma"
+        d.mkdir(parents=True)
+        with gzip.open(d / f"ccoha{i}.txt.gz", "wt", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    (root / "targets.txt").write_text("\n".join(targets) + "\n")
+    (root / "truth").mkdir()
+    (root / "truth" / "graded.txt").write_text("plane_nn\t0.88\ntip_vb\t0.68\nrisk_nn\t0.05\n")
+    (root / "truth" / "binary.txt").write_text("plane_nn\t1\ntip_vb\t1\nrisk_nn\t0\n")
+    return root
+
+
+def test_strip_pos():
+    assert strip_pos("plane_nn") == ("plane", "nn")
+    assert strip_pos("tip_vb") == ("tip", "vb")
+    assert strip_pos("Abend") == ("Abend", None)
+    assert strip_pos("well_known") == ("well_known", None)      # not a POS tag: kept
+
+
+def test_semeval_layout_pos_suffixes_mapped(tmp_path):
+    d = load_semeval(write_semeval(tmp_path))
+    assert isinstance(d.corpus, PeriodCorpus) and d.corpus.periods == ["corpus1", "corpus2"]
+    assert d.targets == ["plane", "tip", "risk"] and d.target_map["plane"] == "plane_nn"
+    texts = d.corpus.df["text"].tolist()
+    assert "the plane of the table was smooth" in texts and not any("_nn" in t or "_vb" in t for t in texts)
+    assert "no target here" not in texts                         # keep="targets" default
+    assert d.truth.set_index("word").loc["plane", "graded"] == pytest.approx(0.88)
+    assert d.truth.set_index("word").loc["risk", "binary"] == 0
+    u = d.corpus.find_usages("tip")
+    assert {x.period for x in u} == {"corpus1", "corpus2"}
+    assert [x.surface for x in u] == ["tip"] * 3
+    # a target absent from one period is visible, not hidden: risk only in corpus1
+    assert {x.period for x in d.corpus.find_usages("risk")} == {"corpus1"}
+    everything = load_semeval(tmp_path, keep="all")
+    assert "no target here" in everything.corpus.df["text"].tolist()
+
+
+def test_semeval_bad_input(tmp_path):
+    with pytest.raises(DataError, match="does not exist"):
+        load_semeval(tmp_path / "nope")
+    root = write_semeval(tmp_path / "a", targets=("plane_nn", "plane_vb"))
+    with pytest.raises(DataError, match="pos='keep'"):
+        load_semeval(root)
+    (tmp_path / "b").mkdir()
+    with pytest.raises(DataError, match="targets.txt"):
+        load_semeval(tmp_path / "b")
+
+
+def test_dwug_fixture_prefers_opt_stats():
+    root = FIX / "dwug"
+    assert find_stats_file(root).parts[-2] == "opt"
+    d = load_dwug(root)
+    assert d.targets == ["plane", "risk", "tip"]
+    assert len(d.usages) == 24 and all(u.surface.lower() == u.word for u in d.usages)
+    assert d.corpus.periods == ["1", "2"]
+    t = d.truth.set_index("word")
+    assert t.loc["plane", "graded"] == pytest.approx(0.88) and t.loc["risk", "graded"] == pytest.approx(0.05)
+    assert t.loc["tip", "binary"] == 1
+
+
+def _copy_dwug(tmp_path):
+    dst = tmp_path / "dwug"
+    shutil.copytree(FIX / "dwug", dst)
+    return dst
+
+
+def test_dwug_offsets_that_do_not_match_the_sentence(tmp_path):
+    root = _copy_dwug(tmp_path)
+    f = root / "data" / "plane_nn" / "uses.csv"
+    lines = f.read_text().splitlines()
+    cells = lines[1].split("\t")
+    cells[7] = "41:46"                                   # shifted by one: cuts "plane" in half
+    lines[1] = "\t".join(cells)
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="indexes_target_token.*not a whole word"):
+        load_dwug(root)
+    cells[7] = "400:405"
+    lines[1] = "\t".join(cells)
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="outside the context"):
+        load_dwug(root)
+    cells[7] = "forty"
+    lines[1] = "\t".join(cells)
+    f.write_text("\n".join(lines) + "\n")
+    with pytest.raises(DataError, match="start:end"):
+        load_dwug(root)
+
+
+def test_dwug_missing_column_and_folder(tmp_path):
+    with pytest.raises(DataError, match="data/<lemma>/uses.csv"):
+        load_dwug(tmp_path)
+    root = _copy_dwug(tmp_path)
+    f = root / "data" / "tip_vb" / "uses.csv"
+    f.write_text(f.read_text().replace("indexes_target_token\t", "offsets\t", 1))
+    with pytest.raises(DataError, match="indexes_target_token"):
+        load_dwug(root)
+
+
+@pytest.mark.realdata
+def test_nltk_gutenberg_vs_brown():
+    if not (NLTK / "gutenberg").is_dir() or not (NLTK / "brown").is_dir():
+        pytest.skip(f"NLTK corpora not found at {NLTK} (../shared/data is not part of the project)")
+    brown = read_brown(NLTK / "brown")
+    assert len(brown) > 40000 and not any("/at" in s for s in brown[:200])
+    c = load_nltk_eras(NLTK, max_sentences_per_period=3000, seed=0)
+    assert c.periods == ["gutenberg", "brown"]
+    assert (c.df["period"].value_counts() == 3000).all()
+    assert "house" in frequent_targets(c, ("house", "broadcast"), min_count=5)
+
+
+def test_nltk_bad_folder(tmp_path):
+    with pytest.raises(DataError, match="does not exist"):
+        load_nltk_eras(tmp_path / "missing")
+    (tmp_path / "gutenberg").mkdir()
+    with pytest.raises(DataError, match="gutenberg"):
+        load_nltk_eras(tmp_path)

@@ -1,0 +1,130 @@
+"""Scorers (Algorithm 1 cosine, PRT, APD, APD-within, JSD), layer choice, z-scoring, NaN reporting,
+and the ranking evaluation (Spearman/Pearson with p-values, binary accuracy)."""
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from tempo_analysis.data import TargetUsage
+from tempo_analysis.evaluation.ranking import binary_accuracy, correlate, rank_table
+from tempo_analysis.evaluation.semantic_change import (cosine_distance, layer_average, score_pair, score_words,
+                                                       zscore)
+from tempo_analysis.extraction import TargetVectors
+
+
+def test_cosine_distance_not_euclidean():
+    rng = np.random.default_rng(0)
+    A, B = rng.normal(size=(20, 8)) + 1, rng.normal(size=(25, 8)) + 1
+    s = score_pair(A, B, "cosine")
+    assert s == pytest.approx(cosine_distance(A.mean(0), B.mean(0)))
+    assert score_pair(A, 10 * B, "cosine") == pytest.approx(s)        # scale-free: not Euclidean
+    assert score_pair(A, A, "cosine") == pytest.approx(0.0, abs=1e-12)
+    assert score_pair(np.array([[1.0, 0]]), np.array([[0, 1.0]]), "cosine") == pytest.approx(1.0)
+
+
+def test_prt_apd_and_within_correction():
+    e1, e2 = np.array([1.0, 0, 0]), np.array([0, 1.0, 0])
+    same_mix = np.array([e1, e2, e1, e2])
+    # a word that is equally polysemous in both periods: raw APD is high, APD-within ~ 0
+    assert score_pair(same_mix, same_mix, "apd") == pytest.approx(0.5)
+    assert score_pair(same_mix, same_mix, "apd-within") == pytest.approx(0.5 - 2 / 3)
+    assert score_pair(np.array([e1, e1]), np.array([e2, e2]), "apd-within") == pytest.approx(1.0)
+    # PRT counts each usage equally whatever its norm
+    A = np.array([100 * e1, e2])
+    assert score_pair(A, np.array([e2]), "prt") == pytest.approx(cosine_distance(np.array([.5, .5, 0]), e2))
+    assert score_pair(A, np.array([e2]), "cosine") > score_pair(A, np.array([e2]), "prt")
+
+
+def test_jsd_clusters():
+    rng = np.random.default_rng(0)
+    c1 = rng.normal(size=(20, 5)) * 0.05 + np.eye(5)[0]
+    c2 = rng.normal(size=(20, 5)) * 0.05 + np.eye(5)[1]
+    assert score_pair(c1, c2, "jsd", k=2) == pytest.approx(1.0)
+    mix = np.vstack([c1[:10], c2[:10]])
+    assert score_pair(mix, np.vstack([c1[10:], c2[10:]]), "jsd", k=2) == pytest.approx(0.0, abs=1e-9)
+    with pytest.raises(ValueError, match="scorer"):
+        score_pair(c1, c2, "euclid")
+
+
+def test_layer_average_and_zscore():
+    v = np.arange(2 * 4 * 3, dtype=float).reshape(2, 4, 3)          # hidden states 0..3
+    np.testing.assert_allclose(layer_average(v, [0, 1, 2, 3], 2), v[:, 2:4].mean(1))
+    np.testing.assert_allclose(layer_average(v, [0, 1, 2, 3], [1]), v[:, 1])
+    with pytest.raises(ValueError, match="between 1 and"):
+        layer_average(v, [0, 1, 2, 3], 9)
+    with pytest.raises(ValueError, match="not extracted"):
+        layer_average(v[:, :1], [3], [1])
+    X = np.random.default_rng(0).normal(3, 2, size=(50, 4))
+    Z = zscore(X)
+    np.testing.assert_allclose(Z.mean(0), 0, atol=1e-12)
+    np.testing.assert_allclose(Z.std(0), 1, atol=1e-12)
+
+
+def make_tv(n=8, seed=0, D=6, missing_word=None):
+    """Two words: 'moved' changes direction between periods, 'still' does not."""
+    rng = np.random.default_rng(seed)
+    usages, vecs = [], []
+    for w, shift in (("moved", 3.0), ("still", 0.0), ("gone", 0.0)):
+        for p in ("old", "new"):
+            if w == missing_word and p == "new":
+                continue
+            for i in range(n):
+                usages.append(TargetUsage(w, p, f"a {w} here", 2, 2 + len(w)))
+                base = np.eye(D)[0] + (np.eye(D)[1] * shift if p == "new" else 0)
+                vecs.append(np.stack([base + rng.normal(0, .1, D)] * 3))
+    return TargetVectors(np.array(vecs, dtype=np.float32), usages, [0, 1, 2], np.ones(len(usages), int),
+                         np.zeros(len(usages), bool))
+
+
+@pytest.mark.parametrize("scorer", ["cosine", "prt", "apd", "apd-within", "jsd"])
+def test_score_words_ranks_the_moved_word_first(scorer):
+    df = score_words(make_tv(), ["old", "new"], scorer=scorer, layers=2)
+    assert df.iloc[0]["word"] == "moved" and df.iloc[0]["rank"] == 1
+    assert set(df.columns) >= {"word", "score", "rank", "n_old", "n_new", "note"}
+    assert df.attrs["scorer"] == scorer and df.attrs["layers"] == 2
+
+
+def test_missing_period_scores_nan_and_is_reported():
+    with pytest.warns(UserWarning, match="no usages in one period"):
+        df = score_words(make_tv(missing_word="gone"), ["old", "new"], layers=1)
+    row = df.set_index("word").loc["gone"]
+    assert np.isnan(row["score"]) and "new" in row["note"] and row["n_new"] == 0
+    truth = pd.DataFrame({"word": ["moved", "still", "gone"], "graded": [0.9, 0.1, 0.5]})
+    out = correlate(df, truth)
+    assert out["n"] == 2 and out["n_dropped"] == 1 and out["dropped"] == ["gone"]
+
+
+def test_seeded_subsample():
+    tv = make_tv(n=20)
+    a = score_words(tv, ["old", "new"], n=5, seed=3, layers=1)
+    b = score_words(tv, ["old", "new"], n=5, seed=3, layers=1)
+    c = score_words(tv, ["old", "new"], n=5, seed=4, layers=1)
+    pd.testing.assert_frame_equal(a, b)
+    assert (a["n_old"] == 5).all()
+    assert not np.allclose(a.set_index("word")["score"], c.set_index("word")["score"])
+
+
+def test_correlate_matches_scipy_with_p_values():
+    rng = np.random.default_rng(1)
+    words = [f"w{i}" for i in range(12)]
+    truth = pd.DataFrame({"word": words, "graded": rng.random(12)})
+    scores = pd.DataFrame({"word": words[::-1], "score": (truth["graded"] + rng.normal(0, .2, 12)).to_numpy()[::-1]})
+    out = correlate(scores, truth)
+    rho, p = stats.spearmanr(scores.set_index("word").loc[words, "score"], truth["graded"])
+    r, pp = stats.pearsonr(scores.set_index("word").loc[words, "score"], truth["graded"])
+    assert out["spearman"] == pytest.approx(rho) and out["spearman_p"] == pytest.approx(p)
+    assert out["pearson"] == pytest.approx(r) and out["pearson_p"] == pytest.approx(pp)
+    assert out["n"] == 12 and out["n_dropped"] == 0
+
+
+def test_binary_accuracy_thresholds():
+    scores = {"a": 0.9, "b": 0.8, "c": 0.2, "d": 0.1}
+    truth = pd.DataFrame({"word": list("abcd"), "binary": [1, 0, 1, 0]})
+    assert binary_accuracy(scores, truth, threshold=0.5)["accuracy"] == pytest.approx(0.5)
+    out = binary_accuracy(scores, truth)                 # top-2 (truth rate) labelled changed
+    assert out["accuracy"] == pytest.approx(0.5) and out["threshold"] == pytest.approx(0.8, abs=1e-9)
+    assert binary_accuracy(scores, truth, threshold=0.85)["accuracy"] == pytest.approx(0.75)
+    with pytest.raises(ValueError, match="threshold"):
+        binary_accuracy(scores, truth, threshold="mean")
+    t = rank_table(scores, pd.DataFrame({"word": list("abcd"), "graded": [.4, .3, .2, .1]}))
+    assert t["pred_rank"].tolist() == [1, 2, 3, 4] and t["true_rank"].tolist() == [1, 2, 3, 4]
