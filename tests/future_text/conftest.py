@@ -17,11 +17,11 @@ def _one_thread():
     torch.set_num_threads(n)
 
 
-def tiny_gpt2(vocab_size: int = 50, n_embd: int = 16, seed: int = 0):
+def tiny_gpt2(vocab_size: int = 50, n_embd: int = 16, seed: int = 0, n_positions: int = 64):
     from transformers import GPT2Config, GPT2LMHeadModel
 
     torch.manual_seed(seed)
-    cfg = GPT2Config(vocab_size=vocab_size, n_layer=2, n_embd=n_embd, n_head=2, n_positions=64,
+    cfg = GPT2Config(vocab_size=vocab_size, n_layer=2, n_embd=n_embd, n_head=2, n_positions=n_positions,
                      bos_token_id=0, eos_token_id=0, pad_token_id=0, resid_pdrop=0.0, embd_pdrop=0.0, attn_pdrop=0.0)
     return GPT2LMHeadModel(cfg)
 

@@ -6,7 +6,8 @@ files lack 2018, 2020 and 2021: those years are taken from the ACL Anthology XML
 (``load_acl_xml``'s ``abstract`` column) when ``xml_dir`` is given.
 
 Cleaning (nothing silent: counts are in ``df.attrs`` and a warning names them):
-- whitespace is collapsed; empty lines and abstracts shorter than ``min_chars`` are dropped;
+- whitespace is collapsed; blank lines are skipped (they are not abstracts); abstracts shorter
+  than ``min_chars`` are dropped;
 - duplicate abstracts (same text after lower-casing and whitespace collapsing) keep their first
   occurrence, i.e. the earliest year (the XML fill often repeats a published file's abstract).
 
@@ -77,7 +78,7 @@ def load_acl_abstracts(abstracts_dir, xml_dir=None, years: Iterable[int] | None 
     for year, path in sorted(files.items()):
         if want is not None and year not in want:
             continue
-        lines = [_norm(x) for x in path.read_text(encoding="utf-8", errors="replace").split("\n")]
+        lines = [x for x in (_norm(x) for x in path.read_text(encoding="utf-8", errors="replace").split("\n")) if x]
         frames.append(pd.DataFrame({"doc_id": [f"{year}-{i:05d}" for i in range(len(lines))], "year": year,
                                     "text": lines, "source": "file"}))
     if fill:
@@ -107,6 +108,6 @@ def load_acl_abstracts(abstracts_dir, xml_dir=None, years: Iterable[int] | None 
     df = df.reset_index(drop=True)
     df.attrs.update({"dropped_short": short, "dropped_duplicates": dups, "filled_years": sorted(fill)})
     if short or dups:
-        warnings.warn(f"acl_abstracts: dropped {short} empty/short (< {min_chars} chars) and {dups} duplicate "
+        warnings.warn(f"acl_abstracts: dropped {short} short (< {min_chars} chars) and {dups} duplicate "
                       "abstracts (first occurrence kept)", stacklevel=2)
     return df

@@ -1,0 +1,84 @@
+"""Yearly data: validation, split, ACL abstracts loader (fixture + real data when present)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.loaders.acl_abstracts import ACL_SPLIT, load_acl_abstracts
+from tempo_analysis.future_text.data import default_split, load_yearly, split_years, subsample_per_year, yearly_frame
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+
+XML = """<?xml version='1.0' encoding='UTF-8'?>
+<collection id="{cid}">
+  <volume id="main">
+    <meta><year>{year}</year></meta>
+    {papers}
+  </volume>
+</collection>
+"""
+PAPER = "<paper id='{i}'><title>T{i}</title><author><first>A</first><last>B</last></author><abstract>{a}</abstract></paper>"
+
+
+def test_yearly_frame_validates_and_drops_blank_with_warning():
+    df = pd.DataFrame({"year": [2019, "2020", 2021], "text": ["a b", "  ", "c d"]})
+    with pytest.warns(UserWarning, match="dropping 1 row"):
+        out = yearly_frame(df)
+    assert out["year"].tolist() == [2019, 2021] and out["year"].dtype.kind == "i"
+    with pytest.raises(DataError, match="year must be an integer"):
+        yearly_frame(pd.DataFrame({"year": ["x", 2020], "text": ["a", "b"]}))
+    with pytest.raises(DataError, match="missing column"):
+        yearly_frame(pd.DataFrame({"date": [2020], "text": ["a"]}))
+
+
+def test_split_and_defaults():
+    df = yearly_frame(pd.DataFrame({"year": [2017, 2018, 2019, 2020, 2021] * 2, "text": list("abcdefghij")}))
+    assert default_split(df) == (2020, 2021)
+    train, dev, test = split_years(df, 2020, 2021)
+    assert sorted(set(train["year"])) == [2017, 2018, 2019] and set(dev["year"]) == {2020} and set(test["year"]) == {2021}
+    with pytest.raises(DataError, match="test_year=2022 has no documents"):
+        split_years(df, 2020, 2022)
+    assert subsample_per_year(df, 1)["year"].value_counts().max() == 1
+
+
+def test_csv_spec(tmp_path):
+    p = tmp_path / "t.csv"
+    pd.DataFrame({"year": [2000, 2001], "text": ["x y", "z w"]}).to_csv(p, index=False)
+    frame, truth = load_yearly(f"csv:{p}")
+    assert len(frame) == 2 and truth is None
+    with pytest.raises(DataError, match="use world"):
+        load_yearly("parquet:x")
+
+
+def test_acl_loader_fills_missing_years_from_xml_and_dedupes(tmp_path):
+    abs_dir, xml_dir = tmp_path / "abs", tmp_path / "xml"
+    abs_dir.mkdir(), xml_dir.mkdir()
+    a = "We study neural parsing of sentences with a large corpus of text and strong baselines."
+    b = "A kernel method for sentiment classification of product reviews in many domains."
+    (abs_dir / "papers_2019.txt").write_text(f"{a}\n{b}\n\nshort\n")
+    c = "Pretraining transformers on unlabeled text helps every downstream task we tried here."
+    papers = "".join(PAPER.format(i=i, a=x) for i, x in enumerate([c, a.upper(), ""], 1))   # a duplicate (case) + empty
+    (xml_dir / "2020.acl.xml").write_text(XML.format(cid="2020.acl", year=2020, papers=papers))
+    with pytest.warns(UserWarning, match="1 duplicate"):
+        df = load_acl_abstracts(abs_dir, xml_dir, fill_years=(2020,), progress=False)
+    assert df["year"].tolist() == [2019, 2019, 2020] and df["source"].tolist() == ["file", "file", "xml"]
+    assert df.attrs["dropped_duplicates"] == 1 and df.attrs["dropped_short"] == 1
+    with pytest.warns(UserWarning, match="no xml_dir"):
+        load_acl_abstracts(abs_dir, None, fill_years=(2020,), progress=False)
+
+
+@pytest.mark.realdata
+def test_acl_real_data_2017_2018():
+    abs_dir, xml_dir = SHARED / "acl_abstracts_by_year", SHARED / "acl_anthology_xml" / "xml"
+    if not abs_dir.is_dir() or not xml_dir.is_dir():
+        pytest.skip(f"real ACL data not found under {SHARED} (../shared/data is absent on this machine)")
+    df = load_acl_abstracts(abs_dir, xml_dir, years=[2017, 2018], progress=False)
+    counts = df.groupby("year").size().to_dict()
+    assert counts[2017] > 2000 and counts[2018] > 2000          # 2018 comes from the XML
+    assert set(df.loc[df["year"] == 2018, "source"]) == {"xml"}
+    assert not df["text"].str.lower().duplicated().any()
+    assert ACL_SPLIT == {"train": (2003, 2019), "dev": 2020, "test": 2021}

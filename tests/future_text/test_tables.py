@@ -1,0 +1,119 @@
+"""Tokenizer + content rule, frequency table (smoothing, fill, window, vocab check, trend), context table."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+import torch
+
+from tempo_analysis.data.errors import DataError
+from tempo_analysis.future_text.frequency import FrequencyTable
+from tempo_analysis.future_text.tokenizer import (content_mask, content_words, is_content_word, train_bpe_tokenizer,
+                                                  vocab_fingerprint)
+
+from .conftest import toy_frame
+
+
+@pytest.fixture(scope="module")
+def frame():
+    return toy_frame()
+
+
+@pytest.fixture(scope="module")
+def tok(frame):
+    return train_bpe_tokenizer(frame["text"], vocab_size=300)
+
+
+def test_content_rule():
+    assert is_content_word(" transformer") and is_content_word("Parsing")
+    assert is_content_word("model") and not is_content_word("mode")   # longer than 4 characters
+    assert not is_content_word("about")           # stopword
+    assert not is_content_word(" the") and not is_content_word("12345") and not is_content_word("-----")
+    assert content_words("The Transformer helps parsing, about 12345 times!") == ["transformer", "helps", "parsing", "times"]
+
+
+def test_tokenizer_is_small_bpe_with_special_token(tok):
+    assert 256 < len(tok) <= 300
+    assert tok.eos_token == tok.bos_token == tok.pad_token == "<|endoftext|>"
+    text = "a transformer encoder helps."
+    assert tok.decode(tok(text)["input_ids"]) == text
+    mask = content_mask(tok)
+    strings = [tok.decode([i]) for i in range(len(tok))]
+    assert all(mask[i] == (is_content_word(s) and i not in tok.all_special_ids) for i, s in enumerate(strings))
+
+
+def test_frequency_feature_smoothing_and_formula(frame, tok):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    assert t.years == list(range(2010, 2016)) and t.counts.shape == (6, len(tok))
+    f = t.features()
+    assert np.isfinite(f).all()                                   # zero counts are smoothed
+    c, N, Vn = t.counts[2], t.counts[2].sum(), len(tok)
+    np.testing.assert_allclose(f[2], np.log((c + 1) / (N + Vn)), rtol=1e-5)
+    zero = np.where(c == 0)[0][0]
+    assert f[2, zero] == pytest.approx(np.log(1 / (N + Vn)), rel=1e-5)
+    # the rising word really rises in the counts
+    tr = tok(" transformer", add_special_tokens=False)["input_ids"][0]
+    assert t.relative()[-1, tr] > t.relative()[0, tr]
+
+
+def test_missing_year_is_carried_forward_with_warning(frame, tok):
+    part = frame[frame["year"] != 2012]
+    with pytest.warns(UserWarning, match=r"2012.*carrying the previous year"):
+        t = FrequencyTable.from_texts(part["text"].tolist(), part["year"].tolist(), tok, year_range=(2010, 2015))
+    assert t.filled_years == [2012]
+    np.testing.assert_array_equal(t.counts[2], t.counts[1])
+    with pytest.raises(DataError, match="starts with year"):
+        FrequencyTable.from_texts(part["text"].tolist(), part["year"].tolist(), tok, year_range=(2008, 2015))
+
+
+def test_window_longer_than_years_and_vocab_mismatch(frame, tok):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    t.check_window(5)
+    with pytest.raises(DataError, match="window=6 needs 7 years"):
+        t.check_window(6)
+    t.check_tokenizer(tok)
+    other = train_bpe_tokenizer(frame["text"], vocab_size=320)
+    assert vocab_fingerprint(other) != t.fingerprint
+    with pytest.raises(DataError, match="differs from the frequency table"):
+        t.check_tokenizer(other)
+
+
+def test_trend_injection_and_save_load(frame, tok, tmp_path):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    k = tok(" kernel", add_special_tokens=False)["input_ids"][0]
+    up = t.with_trend([k], last=3, factor=8.0)
+    assert (up.counts[-3:, k] > t.counts[-3:, k]).all() and (up.counts[:-3] == t.counts[:-3]).all()
+    assert up.counts[-1, k] == pytest.approx(max(t.counts[-1, k], 1) * 8.0)
+    t.save(tmp_path / "f.safetensors")
+    back = FrequencyTable.load(tmp_path / "f.safetensors")
+    assert back.years == t.years and back.fingerprint == t.fingerprint
+    np.testing.assert_array_equal(back.counts, t.counts)
+
+
+def test_context_table_alignment_and_fallbacks(tok):
+    from tempo_analysis.encoders import tiny_encoder
+    from tempo_analysis.future_text.context import _static_embeddings, contextual_table
+
+    enc, etok = tiny_encoder(hidden=16, layers=1, heads=2)
+    texts = ["a transformer encoder helps.", "the model learns representations."]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        table = contextual_table(texts, [2010, 2012], tok, (enc, etok), year_range=(2010, 2012))
+    assert table.emb.shape == (3, len(tok), 16) and table.filled_years == [2011]
+    helps = tok(" helps", add_special_tokens=False)["input_ids"]
+    assert len(helps) == 1 and table.counts[0, helps[0]] == 1
+    # value: the LM token " helps" overlaps exactly the encoder piece "helps" in the same sentence
+    e = etok(texts[0], return_tensors="pt", return_offsets_mapping=True)
+    off = e.pop("offset_mapping")[0].tolist()
+    with torch.no_grad():
+        h = enc(**e).last_hidden_state[0]
+    pieces = [i for i, (s, t_) in enumerate(off) if texts[0][s:t_] == "helps"]
+    np.testing.assert_allclose(table.emb[0, helps[0]], h[pieces].mean(0).numpy(), atol=1e-5)
+    # unseen in 2011 (no documents) and 2012 -> carried forward from 2010
+    np.testing.assert_allclose(table.emb[2, helps[0]], table.emb[0, helps[0]])
+    # never seen -> the context-free (static) embedding of the token's text
+    never = tok(" kernel", add_special_tokens=False)["input_ids"][0]
+    static = _static_embeddings(enc, etok, [tok.decode([never])])[0].numpy()
+    np.testing.assert_allclose(table.emb[1, never], static, atol=1e-5)
