@@ -1,0 +1,121 @@
+"""`tempo-analysis semantic-change rank` end to end on tiny encoders: every method, the DWUG fixture and a
+SemEval folder, TSV output, printed correlations, missing targets reported, bad input messages."""
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from tempo_analysis.cli import main
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.semantic_change import (PostTrainConfig, RankConfig, build_model, load_change_data, run_rank,
+                                            sample_usages)
+from tempo_analysis.semantic_change.defaults import cli_config
+
+from .test_loaders import write_semeval
+
+FIX = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="module")
+def tiny_path(tmp_path_factory):
+    """A tiny random BERT (default tokenizer) saved as a local encoder folder."""
+    model, tok = tiny_encoder(hidden=32, layers=2, heads=2, seed=0)
+    d = tmp_path_factory.mktemp("tiny_bert")
+    model.save_pretrained(d)
+    tok.save_pretrained(d)
+    return str(d)
+
+
+def read_tsv(p):
+    return pd.read_csv(p, sep="\t", header=None, names=["word", "score"], keep_default_na=False,
+                       na_values=["nan"])
+
+
+@pytest.mark.parametrize("method", ["temporal-attention", "time-token", "scaled-linear", "scaled-exp",
+                                    "scaled-doc", "plain"])
+def test_rank_every_method_on_dwug_fixture(method, tiny_path, tmp_path, capsys):
+    out = tmp_path / "ranks.tsv"
+    rc = main(["semantic-change", "rank", "--data", f"dwug:{FIX / 'dwug'}", "--method", method,
+               "--scorer", "cosine", "--model", tiny_path, "--layers", "2",
+               "--train-epochs", "1" if method in ("temporal-attention", "time-token", "scaled-doc") else "0",
+               "--samples", "3", "--seed", "0", "--out", str(out), "--json", str(tmp_path / "m.json")])
+    assert rc == 0
+    df = read_tsv(out)
+    assert sorted(df["word"]) == ["plane", "risk", "tip"] and df["score"].notna().all()
+    assert (np.diff(df["score"].to_numpy()) <= 0).all()          # most changed first
+    printed = capsys.readouterr().out
+    assert "Spearman" in printed and "Pearson" in printed and "binary accuracy" in printed
+
+
+def test_train_epochs_zero_skips_post_training_and_is_deterministic(tiny_path, tmp_path):
+    args = ["semantic-change", "rank", "--data", f"dwug:{FIX / 'dwug'}", "--method", "temporal-attention",
+            "--model", tiny_path, "--train-epochs", "0", "--layers", "1", "--seed", "3"]
+    main(args + ["--out", str(tmp_path / "a.tsv")])
+    main(args + ["--out", str(tmp_path / "b.tsv")])
+    pd.testing.assert_frame_equal(read_tsv(tmp_path / "a.tsv"), read_tsv(tmp_path / "b.tsv"))
+    cfg = cli_config(train_epochs=0)
+    assert cfg.train is None
+
+
+def test_semeval_folder_with_a_target_missing_from_a_period(tiny_path, tmp_path, capsys):
+    root = write_semeval(tmp_path / "semeval")
+    out = tmp_path / "r.tsv"
+    rc = main(["semantic-change", "rank", "--data", f"semeval:{root}", "--method", "plain", "--model", tiny_path,
+               "--layers", "1", "--scorer", "apd", "--seed", "0", "--out", str(out)])
+    assert rc == 0
+    df = read_tsv(out).set_index("word")
+    assert np.isnan(df.loc["risk", "score"]) and df.loc["plane", "score"] == df.loc["plane", "score"]
+    cap = capsys.readouterr()
+    assert "'risk' has no usage in period 'corpus2'" in cap.err
+    assert "dropped=1" in cap.out
+
+
+def test_bad_input_gives_one_clear_line(tiny_path, tmp_path, capsys):
+    rc = main(["semantic-change", "rank", "--data", f"dwug:{tmp_path / 'nothing'}", "--model", tiny_path,
+               "--out", str(tmp_path / "x.tsv")])
+    assert rc == 2 and "data/<lemma>/uses.csv" in capsys.readouterr().err
+    rc = main(["semantic-change", "rank", "--data", "bogus:x", "--out", str(tmp_path / "x.tsv")])
+    assert rc == 2 and "world, semeval:DIR" in capsys.readouterr().err
+    rc = main(["semantic-change", "rank", "--data", f"dwug:{FIX / 'dwug'}", "--targets", "plane_nn,zebra",
+               "--model", tiny_path, "--out", str(tmp_path / "x.tsv")])
+    assert rc == 2 and "zebra" in capsys.readouterr().err
+
+
+def test_pos_suffixed_target_maps_to_surface_form(tiny_path):
+    data = load_change_data(f"dwug:{FIX / 'dwug'}", targets=["plane_nn"])
+    assert data.targets == ["plane"]
+    usages, missing = sample_usages(data, None)
+    assert len(usages) == 8 and not missing
+
+
+def test_add_targets_as_whole_tokens_and_time_token_prefix(tiny_path):
+    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data.targets = ["plane", "unbelievableness"]
+    from tempo_analysis.semantic_change import add_target_tokens
+    cm = build_model("time-token", data.periods, encoder=tiny_path)
+    before = cm.model.config.vocab_size
+    added = add_target_tokens(cm, data.targets)
+    assert added == ["unbelievableness"] and cm.model.config.vocab_size == before + 1
+    assert cm.tokenizer.tokenize("The unbelievableness of it") == ["the", "unbelievableness", "of", "it"]
+    assert cm.prefix(["2", "1"]) == [[cm.time_token_ids[1]], [cm.time_token_ids[0]]]
+    assert cm.tokenizer.convert_ids_to_tokens(cm.time_token_ids) == ["<1>", "<2>"]
+
+
+def test_run_rank_reuses_a_trained_model(tiny_path):
+    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    cfg = RankConfig(method="temporal-attention", layers=2, samples=4, encoder=tiny_path,
+                     train=PostTrainConfig(head_steps=3, epochs=1, batch_size=8, progress=False))
+    r1 = run_rank(data, cfg)
+    assert r1.model.train_report["n_sentences"] == 24 and len(r1.model.train_report["head_loss"]) == 3
+    assert r1.model.model.config.head_from_checkpoint                 # the head was trained in stage 0
+    r2 = run_rank(data, RankConfig(scorer="prt", layers=1, samples=4, encoder=tiny_path), model=r1.model)
+    assert r2.vectors.vectors.shape[0] == 24 and r2.scores["score"].notna().all()
+    # the body stays close to pretrained under the gentle schedule; time parameters moved
+    hf, _ = tiny_encoder(hidden=32, layers=2, heads=2, seed=0)
+    q0 = hf.encoder.layer[0].attention.self.query.weight
+    q1 = r1.model.model.temporal.layers[0].attention.query.weight
+    assert (q1 - q0).abs().max() < 1e-3
+    assert r1.model.model.temporal.layers[0].attention.time_gate.abs().max() > 0
+    assert torch.isfinite(q1).all()
