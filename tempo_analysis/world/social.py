@@ -6,7 +6,8 @@ are then joined by one extra edge each (inside the community first), so the grap
 Diffusion of the new sense, slice by slice:
   - slice 0: `n_seeds` adopters (walk: the first seed and its neighbours; flight: scattered);
   - each later slice adds `speed` adopters, drawn uniformly from
-      walk:   non-adopters with at least one adopting neighbour (the frontier), or
+      walk:   non-adopters with at least one adopting neighbour (the frontier; when the
+              frontier is smaller than `speed`, all of it adopts), or
       flight: non-adopters with NO adopting neighbour (a long-range jump the graph cannot
               explain), falling back to any non-adopter only when none is left.
 So "the share of newly reached units with an adopting neighbour" (`walk_share`) is ~1 for walk

@@ -2,7 +2,7 @@
 
 Each timeline is one author posting about 2-3 topics of their life. A hidden mood state
 (valence "pos"/"neg", intensity 1..4) drives every post's wording. Per post, after the first:
-  - "IS" (switch): the valence flips relative to the preceding posts; a new intensity 1..3.
+  - "IS" (switch): the valence flips relative to the preceding posts; a new intensity 2..3.
   - "IE" (escalation): a run of 2-3 posts, each one intensity step stronger, same valence.
   - "O": the mood continues (sometimes easing by one step), or a neutral small-talk post
     (`noise`) that leaves the hidden mood unchanged. The first post is always "O".
@@ -63,7 +63,7 @@ def _plan_timeline(rng: np.random.Generator, n_posts: int, cfg: StreamWorldConfi
             plan.append(dict(label="O", mood="none", intensity=0, small_talk=True))
         elif r < cfg.noise + cfg.switch_rate:
             valence = "neg" if valence == "pos" else "pos"
-            level = int(rng.integers(1, 4))
+            level = int(rng.integers(2, 4))     # a switch lands clearly in the new mood
             plan.append(dict(label="IS", mood=valence, intensity=level, small_talk=False))
         elif r < cfg.noise + cfg.switch_rate + cfg.escalation_rate and level < 4:
             lo, hi = cfg.escalation_length

@@ -35,8 +35,8 @@ TRENDS = {
     "handcrafted": ("fall", _logistic(0.30, 0.02, 0.45, 0.08)),
     "annotation": ("flat", _flat(0.25)),
     "baseline": ("flat", _flat(0.30)),
-    "word2vec": ("burst", _bump(0.01, 0.45, 0.35, 0.15)),
-    "crowdsourcing": ("burst", _bump(0.02, 0.35, 0.18, 0.12)),
+    "word2vec": ("burst", _bump(0.01, 0.40, 0.35, 0.20)),
+    "crowdsourcing": ("burst", _bump(0.02, 0.35, 0.20, 0.15)),
 }
 
 TREND_SENTENCES = {

@@ -1,0 +1,113 @@
+"""The yearly world: planted trend curves, exact document counts, knobs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tempo_analysis.world import YearlyWorldConfig, generate_yearly, yearly_frames
+from tempo_analysis.world.text_yearly import (DATASETS, DOMAINS, INTROS, METHODS, RESULTS, TASKS,
+                                              TREND_SENTENCES, TRENDS)
+from tempo_analysis.world.util import count_word
+
+
+@pytest.fixture(scope="module")
+def frames():
+    return yearly_frames(YearlyWorldConfig())
+
+
+def test_default_sizes(frames):
+    docs, truth = frames
+    assert sorted(docs.period.unique()) == list(range(2010, 2022))
+    assert (docs.groupby("period").size() == 60).all()
+    assert set(truth.trend) == {"rise", "fall", "flat", "burst"}
+    assert (truth.word.str.len() > 4).all()      # content words for the future-text metrics
+
+
+def test_trend_directions(frames):
+    _, truth = frames
+    for word, t in truth.groupby("word"):
+        r = t.sort_values("year").rate.to_numpy()
+        kind = t.trend.iloc[0]
+        if kind == "rise":
+            assert r[-1] - r[0] > 0.2 and (np.diff(r) >= -1e-9).all()
+        elif kind == "fall":
+            assert r[0] - r[-1] > 0.2 and (np.diff(r) <= 1e-9).all()
+        elif kind == "flat":
+            assert np.ptp(r) < 1e-9
+        else:
+            peak = int(np.argmax(r))
+            assert 0 < peak < len(r) - 1 and r[peak] - max(r[0], r[-1]) > 0.2
+
+
+def test_trends_are_smooth(frames):
+    _, truth = frames
+    for _, t in truth.groupby("word"):
+        r = t.sort_values("year").rate.to_numpy()
+        assert np.abs(np.diff(r)).max() < 0.2
+
+
+def test_document_counts_match_truth(frames):
+    docs, truth = frames
+    for r in truth.itertuples():
+        texts = docs[docs.period == r.year].text
+        carrying = texts.map(lambda s: count_word(s, r.word))
+        assert carrying.max() <= 1
+        assert carrying.sum() == r.n_docs == round(r.rate * 60)
+        assert r.doc_share == pytest.approx(r.n_docs / 60, abs=1e-6)
+
+
+def test_trend_words_appear_only_in_their_own_sentences():
+    words = list(TRENDS)
+    generic = INTROS + METHODS + RESULTS + TASKS + DATASETS + DOMAINS
+    for t in generic:
+        assert not any(w in t.lower() for w in words), t
+    for word, sents in TREND_SENTENCES.items():
+        for s in sents:
+            assert count_word(s, word) == 1 and s.lower().count(word) == 1, s
+            assert not any(w in s.lower() for w in words if w != word), s
+
+
+def test_abstracts_are_sentences(frames):
+    docs, _ = frames
+    assert docs.text.str.match(r"^[A-Z]").all() and docs.text.str.endswith(".").all()
+    assert not docs.text.str.contains(r"\{|\}|  ").any()
+    lengths = docs.text.str.split().str.len()
+    assert lengths.mean() > 30 and lengths.max() < 150
+
+
+def test_strength_zero_flattens_and_noise_jitters():
+    _, flat = yearly_frames(YearlyWorldConfig(strength=0.0))
+    assert (flat.groupby("word").rate.agg(np.ptp) < 1e-9).all()
+    _, base = yearly_frames(YearlyWorldConfig())
+    _, noisy = yearly_frames(YearlyWorldConfig(noise=0.05))
+    assert not np.allclose(base.rate, noisy.rate)
+
+
+def test_years_docs_and_words_knobs():
+    docs, truth = yearly_frames(YearlyWorldConfig(years=(2000, 2004), docs_per_year=10,
+                                                  trend_words=("transformer", "kernel")))
+    assert sorted(docs.period.unique()) == [2000, 2001, 2002, 2003, 2004]
+    assert len(docs) == 50 and set(truth.word) == {"transformer", "kernel"}
+
+
+def test_seeds():
+    a, _ = yearly_frames(YearlyWorldConfig(seed=7))
+    b, _ = yearly_frames(YearlyWorldConfig(seed=7))
+    c, _ = yearly_frames(YearlyWorldConfig(seed=8))
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.text.equals(c.text)
+
+
+def test_generate_yearly_returns_period_corpus():
+    corpus, truth = generate_yearly(YearlyWorldConfig(docs_per_year=10))
+    assert corpus.periods == list(range(2010, 2022))
+    assert {"word", "year", "rate", "trend"} <= set(truth.columns)
+
+
+@pytest.mark.parametrize("kw,field", [({"years": (2010, 2011)}, "years"), ({"trend_words": ("blorp",)}, "trend_words"),
+                                      ({"docs_per_year": 0}, "docs_per_year"), ({"strength": -1}, "strength")])
+def test_bad_config_names_the_field(kw, field):
+    with pytest.raises(ValueError, match=field):
+        yearly_frames(YearlyWorldConfig(**kw))
