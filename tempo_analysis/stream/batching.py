@@ -114,7 +114,8 @@ def collate_windows(data: StreamData, idx, local_cache=None) -> dict:
 
 
 class WindowDataset(torch.utils.data.Dataset):
-    """Map-style dataset over window positions; `collate` turns a list of positions into a batch."""
+    """Map-style dataset over window positions. Items are (dataset, position) so that ONE collate
+    function (`collate_items`) batches train and dev sets alike (the Trainer takes one collate_fn)."""
 
     def __init__(self, data: StreamData, positions=None, local_cache=None):
         self.data, self.local_cache = data, local_cache
@@ -123,11 +124,20 @@ class WindowDataset(torch.utils.data.Dataset):
     def __len__(self) -> int:
         return len(self.positions)
 
-    def __getitem__(self, i) -> int:
-        return int(self.positions[i])
+    def __getitem__(self, i):
+        return self, int(self.positions[i])
 
     def collate(self, items) -> dict:
-        return collate_windows(self.data, items, self.local_cache)
+        """Batch of item indices into this dataset."""
+        return collate_windows(self.data, [int(self.positions[i]) for i in items], self.local_cache)
+
+
+def collate_items(items) -> dict:
+    """Collate (dataset, position) items of one WindowDataset into a shared-encoding batch."""
+    ds = items[0][0]
+    if any(it[0] is not ds for it in items):
+        raise ValueError("a batch mixes windows of different datasets; batch each dataset separately")
+    return collate_windows(ds.data, [p for _, p in items], ds.local_cache)
 
 
 def per_window_batch(batch: dict, pad_to: int | None = None) -> dict:

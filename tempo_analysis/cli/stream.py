@@ -1,0 +1,119 @@
+"""`tempo-analysis stream evaluate`: timeline-level cross-validation of TempoFormer or a baseline.
+
+    tempo-analysis stream evaluate --data rumoureval2017:../shared/data/rumoureval2017 \\
+        --model default --window 20 --folds 5 --seeds 0 1 12 123 --out results.json
+
+Writes per-class and macro F1 (mean and std over folds x seeds), the summed confusion matrix and
+every run to the JSON file (rewritten after each run, so a long job leaves partial results), and
+prints a short table. Several --window values give the window analysis (e.g. --window 5 10 20).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+from tempo_analysis.models.tempoformer import ABLATIONS
+
+
+def register(subparsers) -> None:
+    """Add the `stream` command group."""
+    p = subparsers.add_parser("stream", help="stream classification (TempoFormer, baselines)",
+                              description="Stream classification: TempoFormer and its baselines on timelines.")
+    sub = p.add_subparsers(dest="stream_command", metavar="SUBCOMMAND")
+    e = sub.add_parser("evaluate", help="timeline-level k-fold CV; per-class and macro F1 to JSON",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    e.add_argument("--data", default="world",
+                   help="world | world:DIR | rumoureval2017:DIR | csv:FILE | jsonl:FILE (default: world)")
+    e.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), an HF name or a path")
+    e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
+    e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
+    e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
+    e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
+    e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
+    e.add_argument("--baseline", default=None, choices=["random", "post_encoder", "ffn_history", "bilstm"],
+                   help="evaluate a baseline instead of TempoFormer")
+    e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
+    e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
+    e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
+    e.add_argument("--batch-size", type=int, default=None)
+    e.add_argument("--max-length", type=int, default=None, help="tokens per post (default 64)")
+    e.add_argument("--patience", type=int, default=None, help="early stopping patience on dev macro-F1")
+    e.add_argument("--freeze-local", action="store_true", help="freeze and cache TempoFormer's local stack")
+    e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
+    e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D)")
+    e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
+    e.add_argument("--device", default="auto")
+    e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    e.add_argument("--no-progress", action="store_true")
+    e.add_argument("--out", required=True, help="results JSON path")
+    e.set_defaults(func=evaluate)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def settings_from_args(args) -> dict:
+    """Model settings (only the ones given) for make_classifier."""
+    s = {"encoder": args.model, "ablation": args.ablation, "device": args.device,
+         "progress": not args.no_progress}
+    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience"):
+        if getattr(args, key) is not None:
+            s[key] = getattr(args, key)
+    if args.freeze_local:
+        s["freeze_local"] = True
+    return s
+
+
+def evaluate(args) -> int:
+    """Run the CV for every window; write JSON; print the table."""
+    import torch
+
+    from tempo_analysis.evaluation.classification import aggregate, cross_validate, format_table
+    from tempo_analysis.stream.data import load_stream_data
+    from tempo_analysis.stream.pipeline import make_classifier
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.baseline and args.ablation != "none":
+        raise ValueError("--ablation applies to TempoFormer; drop it when using --baseline")
+    tl = load_stream_data(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
+                          seed=args.split_seed)
+    if not tl.label_names:
+        raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
+    name = args.baseline or "tempoformer"
+    settings = settings_from_args(args)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    report = {"data": args.data, "model": name, "encoder": args.model, "ablation": args.ablation,
+              "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
+              "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
+              "settings": {k: v for k, v in settings.items() if k != "progress"}, "by_window": {}}
+    t0 = time.perf_counter()
+
+    def write():
+        report["seconds"] = round(time.perf_counter() - t0, 1)
+        tmp = out.with_suffix(out.suffix + ".tmp")
+        tmp.write_text(json.dumps(report, indent=2))
+        tmp.replace(out)
+
+    for w in args.window:
+        partial = report["by_window"].setdefault(str(w), {"runs": []})
+
+        def on_run(run, partial=partial):
+            partial["runs"].append(run)
+            partial["summary"] = aggregate(partial["runs"], tl.label_names)
+            write()
+
+        res = cross_validate(lambda seed: make_classifier(name, window=w, seed=seed, **settings), tl,
+                             folds=args.folds, seeds=args.seeds, max_folds=args.max_folds,
+                             progress=not args.no_progress, on_run=on_run)
+        report["by_window"][str(w)] = res
+    first = report["by_window"][str(args.window[0])]["summary"]
+    report["macro_f1"], report["f1"] = first["macro_f1"], first["f1"]
+    write()
+    rows = {f"{name} w={w}": r for w, r in report["by_window"].items()}
+    print(format_table(rows, tl.label_names))
+    print(f"({len(tl.timeline_ids)} timelines, {len(tl)} posts; {report['by_window'][str(args.window[0])]['folds_run']}"
+          f" of {args.folds} folds x {len(args.seeds)} seed(s); {report['seconds']} s) -> {out}")
+    return 0

@@ -1,0 +1,58 @@
+"""Frozen sentence embeddings (SBERT-style mean pooling) and cached encoder loading.
+
+The FFN-History and BiLSTM baselines read posts as fixed sentence vectors, as in the paper
+(all-MiniLM-L6-v2 mean-pooled, L2-normalised: exactly what sentence-transformers does for that
+model). Vectors are cached per (encoder, max_length, text) for the life of the process, so cross-
+validation folds and seeds embed each post once.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+_CACHE: dict[tuple, dict[str, np.ndarray]] = {}
+
+
+@functools.lru_cache(maxsize=4)
+def cached_encoder(name: str = "default"):
+    """(model, tokenizer) from tempo_analysis.encoders.load_encoder, loaded once per process.
+
+    Callers must not train this instance: copy its weights (TempoFormerModel.from_encoder does).
+    """
+    from tempo_analysis.encoders import load_encoder
+
+    model, tok = load_encoder(name)
+    return model.eval(), tok
+
+
+def sentence_embeddings(texts, encoder: str = "default", *, max_length: int = 128, batch_size: int = 64,
+                        normalize: bool = True, progress: bool = False) -> np.ndarray:
+    """[N, H] float32 mean-pooled (masked) last-layer vectors of `texts`, L2-normalised by default."""
+    texts = [str(t) for t in texts]
+    cache = _CACHE.setdefault((encoder, max_length, normalize), {})
+    todo = sorted({t for t in texts if t not in cache}, key=len)  # length-sorted: little padding
+    if todo:
+        model, tok = cached_encoder(encoder)
+        device = next(model.parameters()).device
+        for i in tqdm(range(0, len(todo), batch_size), desc="embed", disable=not progress):
+            chunk = todo[i : i + batch_size]
+            enc = tok(chunk, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
+            enc = {k: v.to(device) for k, v in enc.items()}
+            with torch.inference_mode():
+                h = model(**enc).last_hidden_state
+            m = enc["attention_mask"][..., None].to(h.dtype)
+            v = (h * m).sum(1) / m.sum(1).clamp(min=1)
+            if normalize:
+                v = torch.nn.functional.normalize(v, dim=-1)
+            for t, row in zip(chunk, v.float().cpu().numpy()):
+                cache[t] = row
+    return np.stack([cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
+
+
+def clear_cache() -> None:
+    """Forget cached sentence vectors (e.g. after changing an encoder folder on disk)."""
+    _CACHE.clear()

@@ -1,0 +1,199 @@
+"""Stream classification pipeline: TempoFormer as an sklearn-style classifier over Timelines.
+
+    clf = TempoFormerClassifier(window=5, epochs=3).fit(train_timelines, dev_timelines)
+    proba = clf.predict_proba(test_timelines)      # [posts, classes], rows of test_timelines.df
+    clf.temporal_attention(test_timelines, post_id) # the window's rotary attention maps
+
+Training goes through the shared `tempo_analysis.training.Trainer` (seeded, AdamW, linear
+schedule, early stopping on dev macro-F1, best weights restored). With `freeze_local=True` the
+local stack is frozen and its per-post output is computed ONCE per post and cached, so an epoch
+only runs the two upper layers (the fast CPU setting the notebook uses).
+`make_classifier(name, ...)` builds TempoFormer or any baseline by name for the CLI and the CV.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from tempo_analysis.evaluation.classification import classification_scores
+from tempo_analysis.models.tempoformer import TempoFormerModel, check_ablation, focal_alpha_from_labels
+from tempo_analysis.training import TrainConfig, Trainer, seed_everything
+
+from .batching import WindowDataset, build_stream_data, collate_items, model_inputs
+from .embeddings import cached_encoder
+
+BASELINES = ("random", "post_encoder", "ffn_history", "bilstm")
+MODELS = ("tempoformer",) + BASELINES
+
+
+def resolve_encoder_pair(encoder):
+    """"default" / HF name / path -> cached (model, tokenizer); a (model, tokenizer) pair passes through."""
+    if isinstance(encoder, tuple):
+        return encoder
+    return cached_encoder(str(encoder))
+
+
+class TempoFormerClassifier:
+    """TempoFormer over windows of `window` posts; fit/predict on Timelines (see module docstring)."""
+
+    def __init__(self, encoder="default", *, window: int = 5, ablation: str = "none", epochs: int = 3,
+                 lr: float = 5e-5, head_lr: float = 1e-3, batch_size: int = 16, max_length: int = 64,
+                 freeze_local: bool = False, patience: int | None = None, warmup_ratio: float = 0.1,
+                 seed: int = 0, device: str = "auto", progress: bool = True, model_kwargs: dict | None = None):
+        self.encoder, self.window, self.ablation = encoder, int(window), check_ablation(ablation)
+        self.epochs, self.lr, self.head_lr, self.batch_size = epochs, lr, head_lr, batch_size
+        self.max_length, self.freeze_local, self.patience = max_length, freeze_local, patience
+        self.warmup_ratio, self.seed, self.device, self.progress = warmup_ratio, seed, device, progress
+        self.model_kwargs = dict(model_kwargs or {})
+        if self.window < 1:
+            raise ValueError(f"window={window!r} must be a positive integer (e.g. 5, 10, 20)")
+
+    # ----- building ---------------------------------------------------------------------------
+    def _build_model(self, label_names, train_labels) -> TempoFormerModel:
+        enc, self.tokenizer_ = resolve_encoder_pair(self.encoder)
+        kw = dict(num_labels=len(label_names), id2label=dict(enumerate(label_names)),
+                  label2id={n: i for i, n in enumerate(label_names)}, ablation=self.ablation,
+                  focal_alpha=focal_alpha_from_labels(train_labels, len(label_names)),
+                  max_window=max(64, self.window))
+        kw.update(self.model_kwargs)
+        return TempoFormerModel.from_encoder(enc, **kw)
+
+    def _stream_data(self, timelines):
+        return build_stream_data(timelines, self.window, self.tokenizer_, self.max_length, self.label_names_)
+
+    @torch.no_grad()
+    def _local_cache(self, data, batch_size: int = 64) -> list:
+        """Frozen local-stack output per post (unpadded [T_i, H]), computed once."""
+        model = self.model_
+        was = model.training
+        model.eval()
+        device = next(model.parameters()).device
+        order = np.argsort([len(t) for t in data.tokens])
+        cache = [None] * len(data.tokens)
+        from .batching import pad_token_rows
+
+        for i in range(0, len(order), batch_size):
+            rows = order[i : i + batch_size]
+            ids, am = pad_token_rows([data.tokens[r] for r in rows], data.pad_id)
+            h = model.local_encode(ids.to(device), am.to(device)).cpu()
+            for j, r in enumerate(rows):
+                cache[r] = h[j, : len(data.tokens[r])].clone()
+        model.train(was)
+        return cache
+
+    def _dataset(self, timelines, labelled_only=False) -> WindowDataset:
+        data = self._stream_data(timelines)
+        pos = np.flatnonzero(data.labels >= 0) if labelled_only else None
+        cache = self._local_cache(data) if self.freeze_local else None
+        return WindowDataset(data, pos, cache)
+
+    # ----- fit / predict ----------------------------------------------------------------------
+    def fit(self, train, dev=None) -> "TempoFormerClassifier":
+        """Train on `train` Timelines; early stopping / best epoch on `dev` macro-F1 when given."""
+        if not train.label_names:
+            raise ValueError("train timelines have no labels; pass Timelines with a 'label' column")
+        self.label_names_ = list(train.label_names)
+        codes = train.label_codes(self.label_names_)
+        if (codes >= 0).sum() == 0:
+            raise ValueError("every training post is unlabelled; nothing to learn from")
+        seed_everything(self.seed)
+        self.model_ = self._build_model(self.label_names_, codes)
+        if self.freeze_local:
+            for p in [*self.model_.encoder.embeddings.parameters(), *self.model_.local_layers.parameters()]:
+                p.requires_grad_(False)
+        train_ds = self._dataset(train, labelled_only=True)
+        dev_ds = self._dataset(dev, labelled_only=True) if dev is not None and len(dev) else None
+        enc_params = {id(p) for p in self.model_.encoder.parameters()}
+        params = [p for p in self.model_.parameters() if p.requires_grad]
+        groups = [{"params": [p for p in params if id(p) in enc_params], "lr": self.lr},
+                  {"params": [p for p in params if id(p) not in enc_params], "lr": self.head_lr}]
+        cfg = TrainConfig(max_epochs=self.epochs, batch_size=self.batch_size, eval_batch_size=64, lr=self.lr,
+                          schedule="linear", warmup_ratio=self.warmup_ratio, seed=self.seed, device=self.device,
+                          progress=self.progress, metric="macro_f1", greater_is_better=True,
+                          patience=self.patience if dev_ds is not None else None)
+        self.trainer_ = Trainer(self.model_, cfg, collate_fn=collate_items, eval_fn=self._eval_fn,
+                                param_groups=[g for g in groups if g["params"]])
+        self.trainer_.fit(train_ds, dev_ds)
+        self.history_ = self.trainer_.history_
+        self.model_.eval()
+        return self
+
+    def _eval_fn(self, model, batches) -> dict:
+        ys, ps = [], []
+        for b in batches:
+            ps.append(model(**model_inputs(b)).logits.argmax(-1).cpu())
+            ys.append(b["labels"].cpu())
+        y, p = torch.cat(ys).numpy(), torch.cat(ps).numpy()
+        y = np.where(y == -100, -1, y)
+        return {"macro_f1": classification_scores(y, p, self.label_names_)["macro_f1"]}
+
+    def _check_fitted(self):
+        if not hasattr(self, "model_"):
+            raise ValueError("this classifier is not fitted yet; call fit(train_timelines) first")
+
+    @torch.no_grad()
+    def predict_proba(self, timelines, batch_size: int = 64) -> np.ndarray:
+        """[len(timelines.df), n_classes] probabilities for every post (labelled or not)."""
+        self._check_fitted()
+        ds = self._dataset(timelines)
+        device = next(self.model_.parameters()).device
+        self.model_.eval()
+        out = np.zeros((len(timelines.df), len(self.label_names_)), dtype=np.float32)
+        for i in range(0, len(ds), batch_size):
+            b = collate_items([ds[j] for j in range(i, min(i + batch_size, len(ds)))])
+            inputs = {k: v.to(device) for k, v in model_inputs(b).items()}
+            proba = self.model_(**inputs).logits.float().softmax(-1).cpu().numpy()
+            out[b["target_rows"].numpy()] = proba
+        return out
+
+    def predict(self, timelines) -> np.ndarray:
+        """Label code per post (argmax of predict_proba)."""
+        return self.predict_proba(timelines).argmax(-1)
+
+    @torch.no_grad()
+    def temporal_attention(self, timelines, post_id) -> dict:
+        """The rotary attention maps of the window whose current post is `post_id`.
+
+        Returns {"post_ids": window posts oldest -> newest, "gaps": seconds to the current post,
+        "attention": [layers, heads, w, w] array (real posts only), "proba": class probabilities}.
+        """
+        self._check_fitted()
+        data = self._stream_data(timelines)
+        rows = np.flatnonzero(timelines.df["post_id"].to_numpy() == str(post_id))
+        if len(rows) == 0:
+            raise ValueError(f"post_id {post_id!r} is not in these timelines")
+        pos = int(np.flatnonzero(data.windows.target_index == rows[0])[0])
+        cache = self._local_cache(data) if self.freeze_local else None
+        b = WindowDataset(data, [pos], cache).collate([0])
+        device = next(self.model_.parameters()).device
+        out = self.model_(**{k: v.to(device) for k, v in model_inputs(b).items()}, output_attentions=True)
+        real = data.windows.mask[pos]
+        att = torch.stack([a[0] for a in out.temporal_attentions]).cpu().numpy()[:, :, real][:, :, :, real]
+        post_rows = data.windows.post_index[pos][real]
+        return {"post_ids": timelines.df["post_id"].to_numpy()[post_rows].tolist(),
+                "gaps": data.windows.gaps[pos][real].tolist(), "attention": att,
+                "proba": out.logits.softmax(-1)[0].cpu().numpy()}
+
+
+def make_classifier(name: str, **settings):
+    """TempoFormer or a baseline by name ("tempoformer", "random", "post_encoder", "ffn_history", "bilstm").
+
+    settings are the class's keyword arguments; keys a class does not take are ignored, so one
+    settings dict can drive every model (e.g. window, epochs, seed, encoder, progress).
+    """
+    import inspect
+
+    from tempo_analysis.models import stream_baselines as sb
+
+    classes = {"tempoformer": TempoFormerClassifier, "random": sb.PriorRandomClassifier,
+               "post_encoder": sb.PostEncoderClassifier, "ffn_history": sb.FFNHistoryClassifier,
+               "bilstm": sb.BiLSTMClassifier}
+    if name not in classes:
+        raise ValueError(f"model {name!r} is not known; valid names: {', '.join(classes)}")
+    cls = classes[name]
+    params = inspect.signature(cls.__init__).parameters
+    return cls(**{k: v for k, v in settings.items() if k in params})
+
+
+__all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "make_classifier", "resolve_encoder_pair"]

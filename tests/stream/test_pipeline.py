@@ -1,0 +1,95 @@
+"""Classifier pipeline, baselines and the `stream evaluate` CLI on tiny models and timelines."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+from tempo_analysis.cli import main
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.stream.pipeline import TempoFormerClassifier, make_classifier
+
+from .conftest import make_timelines
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    model, tok = tiny_encoder(hidden=32, layers=3, heads=2, seed=0)
+    return model, tok
+
+
+@pytest.fixture(scope="module")
+def data():
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("calm", "shift", "spike"), seed=2)
+    return tl.subset(tl.timeline_ids[:4]), tl.subset(tl.timeline_ids[4:])
+
+
+def test_tempoformer_classifier_fits_and_predicts_every_post(tiny, data):
+    train, test = data
+    test.df.loc[[0, 2], "label"] = None  # unlabelled posts are still predicted
+    clf = TempoFormerClassifier(tiny, window=3, epochs=1, batch_size=8, progress=False, device="cpu").fit(train, test)
+    assert clf.label_names_ == ["calm", "shift", "spike"]
+    proba = clf.predict_proba(test)
+    assert proba.shape == (len(test.df), 3) and np.allclose(proba.sum(1), 1, atol=1e-5)
+    assert clf.predict(test).shape == (len(test.df),)
+    assert len(clf.history_) >= 1 and "macro_f1" in clf.history_[-1]
+    att = clf.temporal_attention(test, test.df["post_id"].iloc[3])
+    n = len(att["post_ids"])
+    assert att["post_ids"][-1] == test.df["post_id"].iloc[3] and att["gaps"][-1] == 0.0
+    assert att["attention"].shape == (2, 2, n, n) and np.allclose(att["attention"].sum(-1), 1, atol=1e-5)
+
+
+def test_frozen_local_stack_cache_gives_the_same_predictions(tiny, data):
+    train, test = data
+    clf = TempoFormerClassifier(tiny, window=3, epochs=1, freeze_local=True, progress=False, device="cpu")
+    clf.fit(train)
+    assert not any(p.requires_grad for p in clf.model_.local_layers.parameters())
+    cached = clf.predict_proba(test)
+    clf.freeze_local = False  # same weights, local stack recomputed inside the forward pass
+    np.testing.assert_allclose(clf.predict_proba(test), cached, atol=1e-5)
+
+
+def test_baselines_share_the_interface(tiny, data):
+    train, test = data
+    for name in ("random", "ffn_history", "bilstm", "post_encoder"):
+        enc = tiny if name == "post_encoder" else "default"
+        clf = make_classifier(name, encoder=enc, window=3, epochs=2, seed=0, progress=False, device="cpu")
+        clf.fit(train, test)
+        proba = clf.predict_proba(test)
+        assert clf.label_names_ == ["calm", "shift", "spike"], name
+        assert proba.shape == (len(test.df), 3) and np.allclose(proba.sum(1), 1, atol=1e-5), name
+        assert clf.predict(test).shape == (len(test.df),), name
+    # the random baseline is seeded and follows the training priors
+    r = make_classifier("random", seed=3).fit(train)
+    assert (r.predict(test) == r.predict(test)).all()
+    counts = np.bincount(train.label_codes(), minlength=3)
+    np.testing.assert_allclose(r.priors_, counts / counts.sum())
+    with pytest.raises(ValueError, match="valid names: tempoformer, random"):
+        make_classifier("svm")
+
+
+def test_cli_evaluate_writes_per_class_and_macro_f1(tmp_path, tiny, capsys):
+    model, tok = tiny
+    model.save_pretrained(tmp_path / "enc")
+    tok.save_pretrained(tmp_path / "enc")
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4), labels=("no", "yes"), seed=4)
+    csv = tmp_path / "posts.csv"
+    df = tl.df.drop(columns=["seconds"]).copy()
+    df["timestamp"] = tl.df["seconds"]
+    df.to_csv(csv, index=False)
+    out = tmp_path / "res.json"
+    rc = main(["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--model", str(tmp_path / "enc"),
+               "--window", "3", "--folds", "3", "--max-folds", "1", "--seeds", "0", "--epochs", "1",
+               "--no-progress", "--device", "cpu", "--out", str(out)])
+    assert rc == 0
+    res = json.loads(out.read_text())
+    assert res["model"] == "tempoformer" and res["label_names"] == ["no", "yes"]
+    assert set(res["f1"]) == {"no", "yes"} and set(res["macro_f1"]) == {"mean", "std"}
+    assert len(res["by_window"]["3"]["runs"]) == 1 and res["by_window"]["3"]["folds_run"] == 1
+    assert "macro-F1" in capsys.readouterr().out
+    rc = main(["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--baseline", "random",
+               "--folds", "3", "--seeds", "0", "1", "--no-progress", "--out", str(out)])
+    res = json.loads(out.read_text())
+    assert rc == 0 and res["model"] == "random" and res["by_window"]["5"]["summary"]["n_runs"] == 6
+    assert main(["stream", "evaluate", "--data", "nope", "--out", str(out)]) == 2
