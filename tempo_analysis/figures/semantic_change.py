@@ -35,10 +35,11 @@ def rank_scatter(scores: pd.DataFrame, truth: pd.DataFrame, *, title: str | None
     fig.add_trace(go.Scatter(x=[1, n], y=[1, n], mode="lines", line=dict(dash="dot", color="grey"),
                              name="perfect agreement", hoverinfo="skip"))
     fig.add_trace(go.Scatter(
-        x=df["true_rank"], y=df["pred_rank"], mode="markers+text", text=df["word"], textposition="top center",
-        marker=dict(size=9, color=df["graded"], colorscale="Viridis", showscale=True,
+        x=df["true_rank"].tolist(), y=df["pred_rank"].tolist(), mode="markers+text", text=df["word"].tolist(),
+        textposition="top center",
+        marker=dict(size=9, color=df["graded"].tolist(), colorscale="Viridis", showscale=True,
                     colorbar=dict(title="graded")),
-        customdata=np.stack([df["graded"], df["score"]], axis=1), name="words",
+        customdata=np.stack([df["graded"], df["score"]], axis=1).tolist(), name="words",
         hovertemplate="%{text}<br>true rank %{x}, model rank %{y}<br>graded %{customdata[0]:.3f}, "
                       "score %{customdata[1]:.4f}<extra></extra>"))
     rho = (metrics or {}).get("spearman")
@@ -60,7 +61,7 @@ def method_comparison(table: pd.DataFrame, *, metric: str = "spearman") -> go.Fi
             raise ValueError(f"table needs columns method, scorer and {metric!r}; has {list(table.columns)}.")
     fig = go.Figure()
     for scorer, part in table.groupby("scorer", sort=False):
-        fig.add_trace(go.Bar(x=part["method"], y=part[metric], name=str(scorer),
+        fig.add_trace(go.Bar(x=part["method"].tolist(), y=part[metric].tolist(), name=str(scorer),
                              text=[f"{v:.2f}" for v in part[metric]], textposition="outside"))
     fig.update_layout(barmode="group", title=f"{metric.capitalize()} by method and scorer",
                       yaxis_title=metric, template="plotly_white", height=420, legend_title="scorer")
@@ -80,7 +81,7 @@ def usage_map(coords, periods, sentences, *, word: str, compared=None, extra: di
         m = np.array([q == p for q in periods])
         if not m.any():
             continue
-        fig.add_trace(go.Scatter(x=coords[m, 0], y=coords[m, 1], mode="markers", name=p,
+        fig.add_trace(go.Scatter(x=coords[m, 0].tolist(), y=coords[m, 1].tolist(), mode="markers", name=p,
                                  marker=dict(size=8, color=PERIOD_COLOURS[i % len(PERIOD_COLOURS)], opacity=0.75),
                                  text=[_wrap(s) for s, k in zip(sentences, m) if k],
                                  hovertemplate="%{text}<extra>" + p + "</extra>"))
@@ -99,7 +100,7 @@ def score_bars(scores: pd.DataFrame, *, highlight: str | None = None, title: str
     """Every word's change score, most changed first; ``highlight`` marks one word."""
     df = scores.sort_values("score", ascending=False, na_position="last")
     colours = ["#d62728" if w == highlight else "#9ecae1" for w in df["word"]]
-    fig = go.Figure(go.Bar(x=df["word"], y=df["score"], marker_color=colours,
+    fig = go.Figure(go.Bar(x=df["word"].tolist(), y=df["score"].tolist(), marker_color=colours,
                            hovertemplate="%{x}: %{y:.4f}<extra></extra>"))
     sub = ""
     if highlight is not None and highlight in set(df["word"]):

@@ -38,7 +38,7 @@ class UsageMap:
 
     def place(self, vector: np.ndarray, compared) -> dict:
         """Coordinates of a new usage vector and the nearer period (cosine to each period's mean)."""
-        xy = self.reducer.transform(vector[None])[0] if self.reducer is not None else np.zeros(2)
+        xy = self.reducer.transform(np.asarray(vector, dtype=np.float32)[None])[0]
         per = np.array([str(p) for p in self.periods], dtype=object)
         A = self.vectors[per == str(compared[0])]
         B = self.vectors[per == str(compared[1])]
@@ -47,21 +47,40 @@ class UsageMap:
                 f"dist_{compared[0]}": da, f"dist_{compared[1]}": db}
 
 
-def usage_map(tv, word: str, *, layers=4, seed: int = 0, n_neighbors: int = 15) -> UsageMap:
-    """Fit a seeded cosine UMAP on ``word``'s usage vectors (layer-averaged)."""
+class PCA2:
+    """The first two principal axes (of unit-length vectors): the fallback and fast map."""
+
+    def fit_transform(self, X):
+        X = X / np.clip(np.linalg.norm(X, axis=1, keepdims=True), 1e-12, None)
+        self.mean_ = X.mean(0)
+        Xc = X - self.mean_
+        vt = np.linalg.svd(Xc, full_matrices=False)[2] if len(X) > 1 else np.eye(X.shape[1])
+        self.axes_ = np.vstack([vt[:2], np.zeros((max(0, 2 - len(vt)), X.shape[1]))])
+        return Xc @ self.axes_.T
+
+    def transform(self, X):
+        X = X / np.clip(np.linalg.norm(X, axis=1, keepdims=True), 1e-12, None)
+        return (X - self.mean_) @ self.axes_.T
+
+
+def usage_map(tv, word: str, *, layers=4, seed: int = 0, n_neighbors: int = 15, method: str = "umap") -> UsageMap:
+    """Fit a seeded cosine UMAP (or ``method="pca"``) on ``word``'s usage vectors (layer-averaged).
+
+    UMAP needs at least 5 usages; with fewer the map falls back to PCA.
+    """
     sub = tv.for_word(word)
     if len(sub) == 0:
         raise ValueError(f"no usages of {word!r} were embedded; pick one of the ranked targets.")
+    if method not in ("umap", "pca"):
+        raise ValueError(f"method={method!r}: use 'umap' or 'pca'.")
     X = layer_average(sub.vectors, sub.layers, layers)
-    reducer = None
-    if len(X) >= 5:
+    if method == "umap" and len(X) >= 5:
         import umap
         reducer = umap.UMAP(n_neighbors=min(n_neighbors, len(X) - 1), metric="cosine", random_state=seed,
                             n_jobs=1, init="random" if len(X) < 10 else "spectral")
-        coords = reducer.fit_transform(X)
-    else:   # too few usages for UMAP: first two principal axes
-        Xc = X - X.mean(0)
-        coords = Xc @ np.linalg.svd(Xc, full_matrices=False)[2][:2].T if len(X) > 1 else np.zeros((len(X), 2))
+    else:
+        reducer = PCA2()
+    coords = reducer.fit_transform(X)
     return UsageMap(word, np.asarray(coords), [u.period for u in sub.usages], [u.text for u in sub.usages],
                     X, reducer, layers)
 

@@ -72,13 +72,14 @@ def scoring_whatif(result, data, *, word=None):
     return W.VBox([W.HBox([w_word, w_s, w_z]), W.HBox([w_h, w_n]), label, fig])
 
 
-def word_explorer(result, data, *, word=None, k=10):
+def word_explorer(result, data, *, word=None, k=10, method="umap"):
     """Word dropdown -> UMAP usage map + nearest words per period."""
     w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
     out = W.Output()
 
     def show(*_):
-        m = usage_map(result.vectors, w_word.value, layers=result.config.layers, seed=result.config.seed)
+        m = usage_map(result.vectors, w_word.value, layers=result.config.layers, seed=result.config.seed,
+                      method=method)
         nb = period_neighbours(result.model, result.vectors, w_word.value, k=k)
         out.clear_output(wait=True)
         with out:
@@ -90,7 +91,7 @@ def word_explorer(result, data, *, word=None, k=10):
     return W.VBox([w_word, out])
 
 
-def sentence_probe(result, data, *, word=None, text=None):
+def sentence_probe(result, data, *, word=None, text=None, method="umap"):
     """Type a sentence using the word -> a star on the word's map and the period it looks like."""
     w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
     w_text = W.Text(value=text or "", placeholder="a sentence that uses the word", description="sentence",
@@ -107,7 +108,7 @@ def sentence_probe(result, data, *, word=None, text=None):
             try:
                 if w_word.value not in cache:
                     cache[w_word.value] = usage_map(result.vectors, w_word.value, layers=result.config.layers,
-                                                    seed=result.config.seed)
+                                                    seed=result.config.seed, method=method)
                 m = cache[w_word.value]
                 period = data.periods[[str(p) for p in data.periods].index(w_period.value)]
                 v = embed_sentence(result.model, w_text.value, w_word.value, period, layers=result.config.layers)

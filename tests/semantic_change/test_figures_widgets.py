@@ -1,0 +1,101 @@
+"""Figures (asserted on fig.to_dict()), UMAP map / neighbours / sentence placement, result save-load, widgets."""
+import numpy as np
+import pandas as pd
+import pytest
+
+from tempo_analysis.figures import semantic_change as figs
+from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, load_change_data, run_rank
+from tempo_analysis.semantic_change.compare import comparison_table
+from tempo_analysis.semantic_change.explore import embed_sentence, period_neighbours, usage_map
+from tempo_analysis.semantic_change.store import load_result, save_result
+
+from .test_cli_pipeline import FIX, tiny_path  # noqa: F401  (module-scoped fixture)
+
+SCORES = pd.DataFrame({"word": ["a", "b", "c", "d"], "score": [0.4, 0.3, 0.1, np.nan]})
+TRUTH = pd.DataFrame({"word": ["a", "b", "c", "d"], "graded": [0.9, 0.2, 0.5, 0.1]})
+
+
+def test_rank_scatter():
+    d = figs.rank_scatter(SCORES, TRUTH, title="m").to_dict()
+    words = d["data"][1]
+    assert list(words["text"]) == ["a", "b", "c"]                 # NaN word left out
+    assert list(words["x"]) == [1.0, 3.0, 2.0] and list(words["y"]) == [1.0, 2.0, 3.0]
+    assert "Spearman ρ = 0.500" in d["layout"]["title"]["text"] and "(n = 3)" in d["layout"]["title"]["text"]
+    assert d["layout"]["yaxis"]["autorange"] == "reversed"
+    with pytest.raises(ValueError, match="nothing to plot"):
+        figs.rank_scatter(SCORES.assign(word=list("wxyz")), TRUTH)
+
+
+def test_method_comparison_and_bars_and_table():
+    t = pd.DataFrame({"method": ["p", "p", "t", "t"], "scorer": ["cosine", "prt"] * 2, "spearman": [.1, .2, .3, .4]})
+    d = figs.method_comparison(t).to_dict()
+    assert [tr["name"] for tr in d["data"]] == ["cosine", "prt"] and list(d["data"][1]["y"]) == [.2, .4]
+    b = figs.score_bars(SCORES, highlight="b").to_dict()
+    assert list(b["data"][0]["x"])[:3] == ["a", "b", "c"] and b["data"][0]["marker"]["color"][1] == "#d62728"
+    assert "ranks 2 of 4" in b["layout"]["title"]["text"]
+    n = figs.neighbours_table({"old": [("cat", 1.0)], "new": [("click", 2.0), ("usb", 1.0)]}, word="mouse").to_dict()
+    assert n["data"][0]["cells"]["values"] == [["cat", ""], ["click", "usb"]]
+    with pytest.raises(ValueError, match="columns"):
+        figs.method_comparison(t.drop(columns="scorer"))
+
+
+def test_usage_map_figure_with_own_sentence():
+    coords = np.array([[0, 0], [1, 1], [2, 2]])
+    d = figs.usage_map(coords, ["old", "new", "new"], ["s1", "s2", "s3"], word="w", compared=["old", "new"],
+                       extra={"x": 1.5, "y": 1.5, "text": "mine", "period": "new"}).to_dict()
+    assert [t["name"] for t in d["data"]] == ["old", "new", "your sentence"]
+    assert list(d["data"][1]["text"]) == ["s2", "s3"] and d["data"][2]["marker"]["symbol"] == "star"
+    assert "looks like: new" in d["data"][2]["hovertemplate"]
+
+
+@pytest.fixture(scope="module")
+def dwug_result(tiny_path):  # noqa: F811
+    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    cfg = RankConfig(method="temporal-attention", layers=2, samples=None, encoder=tiny_path,
+                     train=PostTrainConfig(head_steps=2, epochs=0.5, batch_size=8, progress=False))
+    return data, run_rank(data, cfg)
+
+
+def test_explore_map_neighbours_and_sentence(dwug_result):
+    data, r = dwug_result
+    m = usage_map(r.vectors, "plane", layers=2, seed=0, method="pca")   # UMAP itself runs in notebook 02
+    assert m.coords.shape == (8, 2) and sorted(set(m.periods)) == ["1", "2"]
+    v = embed_sentence(r.model, "The plane flew over the city.", "plane", "2", layers=2)
+    where = m.place(v, data.compared)
+    assert where["period"] in ("1", "2") and np.isfinite([where["x"], where["y"]]).all()
+    with pytest.raises(ValueError, match="does not contain the word"):
+        embed_sentence(r.model, "No target here.", "plane", "2")
+    nb = period_neighbours(r.model, r.vectors, "plane", k=5)
+    assert list(nb) == ["1", "2"] and all(len(v) == 5 for v in nb.values())
+    assert all(w.isalpha() and w != "plane" for v in nb.values() for w, _ in v)
+
+
+def test_result_save_load_roundtrip(dwug_result, tmp_path):
+    data, r = dwug_result
+    save_result(r, tmp_path / "r")
+    back = load_result(tmp_path / "r")
+    np.testing.assert_array_equal(back.vectors.vectors, r.vectors.vectors)
+    assert [u.period for u in back.vectors.usages] == [u.period for u in r.vectors.usages]
+    pd.testing.assert_frame_equal(back.scores, r.scores, check_dtype=False)
+    assert back.config == r.config and back.model.method == "temporal-attention"
+    t1 = comparison_table({"ta": r}, data, scorers=("cosine",))
+    t2 = comparison_table({"ta": back}, data, scorers=("cosine",))
+    pd.testing.assert_frame_equal(t1, t2)
+    v1 = embed_sentence(r.model, "The plane landed.", "plane", "2", layers=2)
+    v2 = embed_sentence(back.model, "The plane landed.", "plane", "2", layers=2)
+    np.testing.assert_allclose(v1, v2, atol=1e-5)
+
+
+def test_widgets_build_and_react(dwug_result):
+    from tempo_analysis.widgets.semantic_change import rescore, scoring_whatif, sentence_probe, word_explorer
+    data, r = dwug_result
+    box = scoring_whatif(r, data, word="tip")
+    label = box.children[2]
+    assert "tip" in label.value and "rank" in label.value
+    h_slider = box.children[1].children[0]
+    h_slider.value = 1                                          # what-if: use only the last layer
+    df, _ = rescore(r, data, layers=1, n=4, scorer="cosine")
+    assert f"score {df.set_index('word').loc['tip', 'score']:.4f}" in label.value
+    word_explorer(r, data, word="plane", method="pca")
+    probe = sentence_probe(r, data, word="plane", text="The plane landed.", method="pca")
+    assert probe.children[1].value == "The plane landed."
