@@ -147,7 +147,7 @@ def gap_figure(df: pd.DataFrame, title: str | None = None) -> go.Figure:
         ))  # fmt: skip
     fig.update_layout(
         title=title or "Time gap before a post, by its label",
-        yaxis=dict(title="hours since the previous post (log)", type="log"),
+        yaxis=dict(title="hours since the previous post (log)", type="log", dtick=1),
         showlegend=False, template="plotly_white", height=380, margin=dict(l=70, r=20, t=60, b=60),
     )  # fmt: skip
     return fig

@@ -153,14 +153,16 @@ _STATE_JS = r"""
   const bar = document.querySelector('#jp-main-statusbar');
   if (!panel) return {ready: false, status: bar ? bar.innerText : ''};
   const prompts = [...panel.querySelectorAll('.jp-CodeCell .jp-InputArea .jp-InputPrompt')]
-      .map(e => e.innerText.trim());
+      .map(e => e.textContent.trim());
   const stderr = [...panel.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
-      .map(e => e.innerText).filter(t => t.includes('Traceback'));
+      .map(e => e.textContent).filter(t => t.includes('Traceback'));
+  // textContent, not innerText: Lab's contentVisibility windowing skips rendering off-screen
+  // cells, and innerText of a skipped element is empty.
   // error outputs render with the stderr mime type too; match a traceback or an "XxxError:" line
   const errors = [...panel.querySelectorAll(
       '.jp-OutputArea-output[data-mime-type="application/vnd.jupyter.stderr"]')]
-      .map(e => e.innerText)
+      .map(e => e.textContent)
       .filter(t => t.includes('Traceback') || /^\s*[A-Za-z_][\w.]*(Error|Exception)(:|$)/m.test(t));
   return {
     ready: true,
@@ -171,9 +173,9 @@ _STATE_JS = r"""
     plotly: panel.querySelectorAll('.js-plotly-plot, .plotly').length,
     plotly_svgs: panel.querySelectorAll('.js-plotly-plot .main-svg').length,
     widget_views: [...panel.querySelectorAll('.jp-OutputArea-output .jupyter-widgets')]
-      .filter(e => !/Error displaying widget/i.test(e.innerText)).length,
+      .filter(e => !/Error displaying widget/i.test(e.textContent)).length,
     widget_errors: [...panel.querySelectorAll('.jupyter-widgets')]
-      .map(e => e.innerText).filter(t => /Error displaying widget|model not found/i.test(t)),
+      .map(e => e.textContent).filter(t => /Error displaying widget|model not found/i.test(t)),
   };
 }
 """
@@ -285,24 +287,34 @@ def shutdown_kernels(base_url: str) -> None:
             urllib.request.urlopen(req, timeout=30).close()
 
 
+_NOTEBOOK_HEIGHT_JS = """() => {
+  const el = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
+  if (!el) return document.body.scrollHeight;
+  el.scrollTop = 0;
+  const cells = el.querySelectorAll('.jp-Cell');
+  if (!cells.length) return document.body.scrollHeight;
+  const last = cells[cells.length - 1].getBoundingClientRect().bottom;
+  const box = el.getBoundingClientRect();
+  // from the page top to the last cell's bottom, plus the status bar below the notebook
+  return last + (window.innerHeight - box.bottom) + 40;
+}"""
+
+
 def screenshot_notebook(page, path: Path, max_height: int = 16000) -> None:
-    """Full-page screenshot of the whole notebook: hide the file browser and grow the viewport."""
+    """Full-page screenshot of the whole notebook: hide the file browser and grow the viewport.
+
+    Lab scrolls inside the notebook panel, so the page itself is one viewport tall; we scroll
+    the panel to the top and make the viewport as tall as the notebook (twice, since off-screen
+    cells only get their real height once rendered).
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     current = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
     if current.count():
         current.first.click()  # clicking the open sidebar tab collapses it
-    height = page.evaluate(
-        """() => {
-          const el = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden) .jp-WindowedPanel-outer');
-          const cells = el ? el.querySelectorAll('.jp-Cell') : [];
-          if (!cells.length) return document.body.scrollHeight;
-          const last = cells[cells.length - 1].getBoundingClientRect().bottom;
-          const box = el.getBoundingClientRect();
-          // content height up to the last cell, plus everything above and below the notebook
-          return el.scrollTop + last - box.top + box.top + (window.innerHeight - box.bottom) + 40;
-        }"""
-    )
     width = page.viewport_size["width"] if page.viewport_size else 1400
-    page.set_viewport_size({"width": width, "height": int(min(max(height, 900), max_height))})
-    page.wait_for_timeout(1500)  # plotly relayouts on resize
+    for _ in range(2):
+        height = page.evaluate(_NOTEBOOK_HEIGHT_JS)
+        page.set_viewport_size({"width": width, "height": int(min(max(height, 900), max_height))})
+        page.wait_for_timeout(1500)  # cells render, plotly relayouts on resize
+    page.evaluate(_NOTEBOOK_HEIGHT_JS)  # back to the top after the resize
     page.screenshot(path=str(path), full_page=True)

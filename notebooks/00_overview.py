@@ -1,0 +1,201 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: ipynb,py:percent
+#   kernelspec:
+#     display_name: Python 3 (ipykernel)
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # tempo_analysis: a tour of the suite and of its planted world
+#
+# **tempo_analysis** is a set of notebooks and a small Python library for *temporal NLP*:
+# models that know **when** a text was written, and analyses of how language changes over time.
+# Each notebook is a lesson on one published method: the data, the model, the results, interactive
+# plots, and *what-if* widgets. Everything runs offline on a laptop CPU.
+#
+# | notebook | method (paper) | the question | library |
+# |---|---|---|---|
+# | `01_stream_classification` | **TempoFormer**: a hierarchical BERT over a window of timestamped posts, with rotary attention over log time gaps | when does a person's mood or stance *switch*, as it happens? | `models/tempoformer.py` |
+# | `02_semantic_change` | **Temporal Attention**: BERT whose self-attention is conditioned on the text's time period | which words changed meaning between two periods, and how much? | `models/temporal_attention.py` |
+# | `03_social_diffusion` | **Dynamic Contextualized Word Embeddings**: embeddings offset by time and by a social unit's graph (GAT) embedding | how does a new sense spread through a social network: by *walk* or by *flight*? | `models/dcwe.py` |
+# | `04_future_text` | **Temporal word bias**: an LSTM forecasts each word's next-period bias, added to a causal LM's logits | what will *next year's* text look like? | `models/future_lm.py` |
+#
+# All four read the same data types (`tempo_analysis.data`: timelines, period corpora, social
+# corpora) and by default run on one small **planted-truth world** in `data/world/`: seeded
+# synthetic corpora, written in real English, whose right answers are known. This notebook tours
+# that world, one planted truth per method, so that you know what each method *should* find.
+# Every loader also reads real data (RumourEval, SemEval/DWUG, the ACL Anthology; see the README).
+
+# %% tags=["parameters"]
+WORLD_DIR = None  # None: the project's data/ (or $TEMPO_ANALYSIS_DATA); or a folder holding world/
+N_TIMELINES = 12  # timelines drawn in the first figure
+SEED = 0  # seed of the what-if worlds that the widgets below generate
+
+# %%
+import dataclasses
+
+import ipywidgets as widgets
+import pandas as pd
+from IPython.display import display
+
+from tempo_analysis.figures import overview as ov
+from tempo_analysis.notebook import data_dir, record_summary
+from tempo_analysis.world import generate_social, generate_timelines, load_world
+
+world = load_world(WORLD_DIR)
+print(f"world loaded from {WORLD_DIR or data_dir()}")
+world
+
+# %% [markdown]
+# The world in numbers. `config.json` next to the files holds every generator knob that made it
+# (`tempo-analysis world --out data/` rewrites it, byte for byte).
+
+# %%
+summary = world.summary()
+pd.DataFrame({"value": summary}).rename_axis("fact")
+
+# %% [markdown]
+# ## 1. Timelines of posts, for stream classification (TempoFormer, notebook 01)
+#
+# Each timeline is one author's posts. Most posts are *ordinary* (`O`); the planted events are
+# **switches** (`IS`, the mood flips) and **escalations** (`IE`, a run of ever stronger posts).
+# Hover over a point to read the post, its time and the gap since the previous post.
+
+# %%
+ov.timelines_figure(world.timelines.df, max_timelines=N_TIMELINES)
+
+# %% [markdown]
+# Time gaps are irregular, bursts and silences, and they **carry signal**: in this world a switch
+# tends to follow a long silence and an escalation comes in a burst. A model that sees *when* each
+# post was written (TempoFormer's rotary attention over log time gaps) can use that; one that only
+# reads the text cannot.
+
+# %%
+posts = world.timelines.df
+gaps = ov.post_gaps(posts)
+median_gap_h = (gaps / 3600).groupby(posts["label"]).median()
+display(median_gap_h.rename("median gap before the post (hours)").to_frame())
+ov.gap_figure(posts)
+
+# %% [markdown]
+# **What if** time carried less signal? `time_signal` is the generator's knob for how strongly
+# gaps track labels (0: not at all). Move the slider to regenerate the timelines and watch the
+# boxes converge: that is the world in which TempoFormer's time encoding has nothing to add.
+
+# %%
+time_signal = widgets.FloatSlider(
+    value=world.config.stream.time_signal, min=0.0, max=1.0, step=0.1,
+    description="time_signal", continuous_update=False,
+)  # fmt: skip
+
+
+def show_gaps(time_signal):
+    config = dataclasses.replace(world.config.stream, time_signal=time_signal, seed=SEED)
+    df = generate_timelines(config).df
+    display(ov.gap_figure(df, title=f"Time gap before a post, by label (time_signal={time_signal:.1f})"))
+
+
+gap_out = widgets.interactive_output(show_gaps, {"time_signal": time_signal})
+widgets.VBox([time_signal, gap_out])
+
+# %% [markdown]
+# ## 2. A two-period corpus, for semantic change (Temporal Attention, notebook 02)
+#
+# Usages of target words in an *old* and a *new* period. Some words **gain** a sense (a *cell*
+# becomes a phone, a *tweet* a post), some **lose** one (*tape* is less and less a cassette), and
+# control words stay **stable**. The graded change is the share of usages whose sense moved; the
+# binary label says whether it passed the threshold. A method should rank words in this order.
+
+# %%
+ov.change_figure(world.change_truth, threshold=world.config.change.threshold)
+
+# %% [markdown]
+# The sentences are real English per sense, so a pretrained encoder can tell the senses apart.
+# One usage of *cell* per period and sense, with each sense's share of the period's usages
+# ("unclear" usages are the generator's noise: vague wording that fits either sense):
+
+# %%
+usages = world.periods.df
+cells = usages[usages["word"] == "cell"]
+share = cells.groupby("period")["sense"].value_counts(normalize=True).rename("share")
+examples = cells.groupby(["period", "sense"], sort=False).head(1).join(share, on=["period", "sense"])
+examples = examples.sort_values(["period_order", "share"], ascending=[True, False])
+(examples[["period", "sense", "share", "text"]].style.hide(axis="index")
+ .format({"share": "{:.0%}"}).set_properties(subset=["text"], **{"text-align": "left"}))
+
+# %% [markdown]
+# ## 3. A social graph over time, for diffusion (DCWE, notebook 03)
+#
+# Units (users, venues) form communities on a graph. From slice 0 on, a new sense of a word
+# spreads: by **walk** it passes to neighbours of units that already use it; by **flight** it jumps
+# to units with no adopting neighbour. The planted mode is recorded, and DCWE's diffusion
+# analysis should recover it from the text alone.
+
+# %%
+truth = world.diffusion_truth
+print(f"word '{truth['word']}': '{truth['old_sense']}' -> '{truth['new_sense']}' "
+      f"(anchor '{truth['anchor']}'), mode {truth['mode']}, "
+      f"walk share {truth['walk_share']:.2f} (share of new adopters with an adopting neighbour)")  # fmt: skip
+ov.diffusion_figure(world.social.graph, truth["first_slice"], truth["community"], truth["n_slices"])
+
+# %% [markdown]
+# **What if** the sense spread differently? Pick the mode and the speed (new adopters per slice)
+# and a fresh world is generated: under *walk*, adoption creeps along edges and fills one
+# community first; under *flight*, it scatters across communities at once.
+
+# %%
+mode = widgets.ToggleButtons(options=["walk", "flight"], value=truth["mode"], description="mode")
+speed = widgets.IntSlider(value=world.config.social.speed, min=1, max=6, description="speed",
+                          continuous_update=False)  # fmt: skip
+
+
+def show_diffusion(mode, speed):
+    config = dataclasses.replace(world.config.social, mode=mode, speed=speed, seed=SEED)
+    corpus, t = generate_social(config)
+    title = f"mode={mode}, speed={speed}: walk share {t['walk_share']:.2f}"
+    display(ov.diffusion_figure(corpus.graph, t["first_slice"], t["community"], t["n_slices"], title=title))
+
+
+diffusion_out = widgets.interactive_output(show_diffusion, {"mode": mode, "speed": speed})
+widgets.VBox([widgets.HBox([mode, speed]), diffusion_out])
+
+# %% [markdown]
+# ## 4. Yearly documents, for future text (temporal word bias, notebook 04)
+#
+# Abstract-like documents per year in which terms **rise**, **fall**, stay **flat**, or **burst**
+# along planted curves. Notebook 04 forecasts each word's next-year bias from these histories and
+# writes "next year's" text with it; the last year is held out as the test year.
+
+# %%
+ov.trends_figure(world.trend_truth)
+
+# %% [markdown]
+# ## Key numbers
+#
+# Every notebook records its key numbers in `build/summary.json` (`make demo` prints them as a
+# table). For the overview, those are the facts of the world the other notebooks run on.
+
+# %%
+recorded = record_summary(
+    {
+        **{f"world.{key}": value for key, value in summary.items()},
+        "world.median_gap_h.O": float(median_gap_h.get("O", float("nan"))),
+        "world.median_gap_h.IS": float(median_gap_h.get("IS", float("nan"))),
+        "world.median_gap_h.IE": float(median_gap_h.get("IE", float("nan"))),
+    },
+    notebook="00_overview",
+)
+pd.Series(recorded, name="value").to_frame()
+
+# %% [markdown]
+# ## Where next
+#
+# - `01_stream_classification`: TempoFormer finds the switches of section 1 in real time.
+# - `02_semantic_change`: temporal attention ranks the words of section 2.
+# - `03_social_diffusion`: DCWE maps the spread of section 3 and tells walk from flight.
+# - `04_future_text`: temporal word bias writes the next year of section 4.
+#
+# Run everything headless with `make demo`; open the notebooks with `make lab`.
