@@ -2,6 +2,7 @@
 #
 #   make demo    venv + notebook extras, demo data if missing, execute notebooks -> build/
 #   make test    venv + notebook and test extras, demo data if missing, pytest over tests/
+#                (make test TESTS=tests/notebooks PYTEST_ARGS=-x runs a part)
 #   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on)
 #   make data    generate data/world with `tempo-analysis world` if it is missing
 #   make clean   remove build outputs and caches (keeps .venv and data/)
@@ -22,6 +23,7 @@ TORCH_VERSION ?= 2.13.0
 TORCH_PIP_ARGS ?= --no-index
 DATA ?= data
 BUILD ?= build
+TESTS ?= tests
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
@@ -32,7 +34,7 @@ TEST_STAMP := $(VENV)/.stamp-install-test
 .PHONY: help venv install install-test data demo test lab clean distclean
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- environment -----------------------------------------------------------------------------
 
@@ -95,7 +97,7 @@ demo: install
 # pytest's exit code is make's verdict: 1 (failures) and 5 (no tests collected) both fail here.
 test: install-test
 	$(make_data)
-	$(PY) -m pytest tests $(PYTEST_ARGS)
+	$(PY) -m pytest $(TESTS) $(PYTEST_ARGS)
 
 lab: install
 	$(make_data)
