@@ -1,6 +1,7 @@
 # tempo_analysis: `make demo` runs every notebook headless; `make test` runs the whole test suite.
 #
 #   make demo    venv + notebook extras, demo data if missing, execute notebooks -> build/
+#                (make demo NOTEBOOKS=00_overview runs just that one)
 #   make test    venv + notebook and test extras, demo data if missing, pytest over tests/
 #                (make test TESTS=tests/notebooks PYTEST_ARGS=-x runs a part)
 #   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on)
@@ -24,6 +25,7 @@ TORCH_PIP_ARGS ?= --no-index
 DATA ?= data
 BUILD ?= build
 TESTS ?= tests
+NOTEBOOKS ?=
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
@@ -34,7 +36,7 @@ TEST_STAMP := $(VENV)/.stamp-install-test
 .PHONY: help venv install install-test data demo test lab clean distclean
 
 help:
-	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- environment -----------------------------------------------------------------------------
 
@@ -92,7 +94,7 @@ data: install
 
 demo: install
 	$(make_data)
-	$(PY) scripts/run_notebooks.py --notebooks-dir notebooks --out $(BUILD)
+	$(PY) scripts/run_notebooks.py --notebooks-dir notebooks --out $(BUILD) $(NOTEBOOKS)
 
 # pytest's exit code is make's verdict: 1 (failures) and 5 (no tests collected) both fail here.
 test: install-test

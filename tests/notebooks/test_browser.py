@@ -59,15 +59,20 @@ def missing_requirements() -> list[str]:
     return missing
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory, notebook_runs):
-    """(base_url, browser) for a JupyterLab serving a temporary copy of notebooks/."""
+def require_browser() -> None:
+    """Skip when chromium or playwright is missing; under CI=true, fail instead."""
     missing = missing_requirements()
     if missing:
         message = "browser test needs " + " and ".join(missing)
         if os.environ.get("CI") == "true":
             pytest.fail(message + "; CI=true, so this test must run, not skip")
         pytest.skip(message)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory, notebook_runs):
+    """(base_url, browser, root) for a JupyterLab serving a temporary copy of notebooks/."""
+    require_browser()
     import _jupyterlab as jl
     from playwright.sync_api import sync_playwright
 
@@ -143,3 +148,11 @@ def test_browser_run_sees_errors(lab):
     assert any("ZeroDivisionError" in text for text in state["error_texts"]), state
     assert state["prompts"][:2] == ["[1]:", "[2]:"] and state["prompts"][2] != "[3]:", state
     assert state["plotly_svgs"] == 0 and state["widget_views"] == 0
+
+
+@pytest.mark.parametrize("ci, outcome", [("true", pytest.fail.Exception), ("", pytest.skip.Exception)])
+def test_missing_browser_fails_under_ci_and_skips_otherwise(monkeypatch, ci, outcome):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("CI", ci)
+    with pytest.raises(outcome, match="chromium"):
+        require_browser()
