@@ -8,6 +8,7 @@ Change Detection". Reads top to bottom:
           ──► for each upper layer u (default: the last two layers of the encoder):
                  + stream position embedding s_u (slot distance to the current post), LayerNorm
                  BERT layer u over every post's tokens (pretrained weights)
+                 (the last layer computes only the [CLS] rows: nothing else is read; exact)
                  temporal rotary MHA over the window's [CLS] vectors, rotated by phi(gap)
                  (not last layer: the result replaces each post's [CLS])
           ──► Gate&Norm: g = sigmoid(W[h_loc; h_glob]); LayerNorm((1-g)*h_loc + g*h_glob)
@@ -189,6 +190,30 @@ class GateNorm(nn.Module):
     def forward(self, h_loc, h_glob):
         g = torch.sigmoid(self.gate(torch.cat([h_loc, h_glob], dim=-1)))
         return self.norm((1 - g) * h_loc + g * h_glob)
+
+
+def cls_only_layer(layer: nn.Module, x: torch.Tensor, tok_mask: torch.Tensor) -> torch.Tensor | None:
+    """A BERT layer's output at the [CLS] position only: [R, T, H] -> [R, H].
+
+    Exactly the full layer's output at position 0 (keys/values still see every token), at a
+    fraction of the cost: only the [CLS] row goes through the query, output projection and FFN.
+    TempoFormer's last layer needs nothing else. Returns None for layers without BERT's layout.
+    """
+    try:
+        sa, so = layer.attention.self, layer.attention.output
+        inter, out = layer.intermediate, layer.output
+        heads, size = sa.num_attention_heads, sa.attention_head_size
+    except AttributeError:
+        return None
+    if getattr(layer, "is_decoder", False) or getattr(layer, "chunk_size_feed_forward", 0):
+        return None
+    R, T, _ = x.shape
+    split = lambda t, n: t.view(R, n, heads, size).transpose(1, 2)  # noqa: E731
+    q, k, v = split(sa.query(x[:, :1]), 1), split(sa.key(x), T), split(sa.value(x), T)
+    p = sa.dropout.p if sa.training else 0.0
+    a = F.scaled_dot_product_attention(q, k, v, attn_mask=tok_mask.bool()[:, None, None, :], dropout_p=p)
+    h = so(a.transpose(1, 2).reshape(R, 1, heads * size), x[:, :1])
+    return out(inter(h), h)[:, 0]
 
 
 def focal_loss(logits, labels, alpha=None, gamma: float = 2.0, ignore_index: int = -100):
@@ -415,8 +440,12 @@ class TempoFormerModel(PreTrainedModel):
         for u, layer in enumerate(self.upper_layers):
             if self._use_s[u]:  # stream position embedding on every token, then LayerNorm
                 x = self.stream_norm[u](x + self.stream_pos[u](dist)[:, None, :])
-            x = layer(x, mask4d)
-            cls = x.new_zeros(B, W, self.hidden).index_put((b_idx, s_idx), x[:, 0])
+            last = u == self.num_upper - 1
+            top = cls_only_layer(layer, x, tok_mask) if last else None  # last layer: [CLS] rows only
+            if top is None:
+                x = layer(x, mask4d)
+                top = x[:, 0]
+            cls = x.new_zeros(B, W, self.hidden).index_put((b_idx, s_idx), top)
             fused, attn = self.temporal[u](cls, positions, window_mask)
             attentions.append(attn)
             if u < self.num_upper - 1:  # stream-aware [CLS] replaces each post's [CLS]
@@ -456,6 +485,7 @@ __all__ = [
     "TemporalRotaryAttention",
     "GateNorm",
     "check_ablation",
+    "cls_only_layer",
     "focal_alpha_from_labels",
     "focal_loss",
     "rotary_angles",

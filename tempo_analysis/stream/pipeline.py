@@ -59,8 +59,9 @@ class TempoFormerClassifier:
         kw.update(self.model_kwargs)
         return TempoFormerModel.from_encoder(enc, **kw)
 
-    def _stream_data(self, timelines):
-        return build_stream_data(timelines, self.window, self.tokenizer_, self.max_length, self.label_names_)
+    def _stream_data(self, timelines, window: int | None = None):
+        return build_stream_data(timelines, window or self.window, self.tokenizer_, self.max_length,
+                                 self.label_names_)
 
     @torch.no_grad()
     def _local_cache(self, data, batch_size: int = 64) -> list:
@@ -82,8 +83,8 @@ class TempoFormerClassifier:
         model.train(was)
         return cache
 
-    def _dataset(self, timelines, labelled_only=False) -> WindowDataset:
-        data = self._stream_data(timelines)
+    def _dataset(self, timelines, labelled_only=False, window: int | None = None) -> WindowDataset:
+        data = self._stream_data(timelines, window)
         pos = np.flatnonzero(data.labels >= 0) if labelled_only else None
         cache = self._local_cache(data) if self.freeze_local else None
         return WindowDataset(data, pos, cache)
@@ -133,10 +134,16 @@ class TempoFormerClassifier:
             raise ValueError("this classifier is not fitted yet; call fit(train_timelines) first")
 
     @torch.no_grad()
-    def predict_proba(self, timelines, batch_size: int = 64) -> np.ndarray:
-        """[len(timelines.df), n_classes] probabilities for every post (labelled or not)."""
+    def predict_proba(self, timelines, batch_size: int = 64, window: int | None = None) -> np.ndarray:
+        """[len(timelines.df), n_classes] probabilities for every post (labelled or not).
+
+        window: predict with another window size than the one trained with (positions are
+        relative to the current post, so any w <= config.max_window works; a what-if knob).
+        """
         self._check_fitted()
-        ds = self._dataset(timelines)
+        if window is not None and not 1 <= int(window) <= self.model_.config.max_window:
+            raise ValueError(f"window={window} must be in [1, {self.model_.config.max_window}]")
+        ds = self._dataset(timelines, window=window)
         device = next(self.model_.parameters()).device
         self.model_.eval()
         out = np.zeros((len(timelines.df), len(self.label_names_)), dtype=np.float32)
@@ -176,6 +183,60 @@ class TempoFormerClassifier:
                 "proba": out.logits.softmax(-1)[0].cpu().numpy()}
 
 
+def what_if(clf, timelines, post_id, *, text: str | None = None, gap_seconds: float | None = None,
+            window: int | None = None) -> np.ndarray:
+    """Class probabilities of `post_id` after editing its text and/or its gap to the previous post.
+
+    Only the post's own window matters for its prediction, so the timeline is cut after the post;
+    `gap_seconds` moves the post (not the earlier ones) to `previous post time + gap_seconds`.
+    `window` predicts with another window size.
+    """
+    import pandas as pd
+
+    from tempo_analysis.data import Timelines
+
+    df = timelines.df
+    hit = np.flatnonzero(df["post_id"].to_numpy() == str(post_id))
+    if len(hit) == 0:
+        raise ValueError(f"post_id {post_id!r} is not in these timelines")
+    row = int(hit[0])
+    tl_rows = np.flatnonzero(df["timeline_id"].to_numpy() == df["timeline_id"].iloc[row])
+    sub = df.iloc[tl_rows[tl_rows <= row]].copy().reset_index(drop=True)
+    if text is not None:
+        if not str(text).strip():
+            raise ValueError("text must not be empty")
+        sub.loc[len(sub) - 1, "text"] = str(text)
+    if gap_seconds is not None:
+        if gap_seconds < 0:
+            raise ValueError(f"gap_seconds={gap_seconds} must be >= 0 (the post stays after the previous one)")
+        if len(sub) > 1:
+            new = float(sub["seconds"].iloc[-2]) + float(gap_seconds)
+            sub.loc[len(sub) - 1, "seconds"] = new
+            sub.loc[len(sub) - 1, "timestamp"] = pd.Timestamp(new, unit="s", tz="UTC")
+    edited = Timelines(sub, label_names=timelines.label_names)
+    return clf.predict_proba(edited, window=window)[-1]
+
+
+def notebook_defaults() -> dict:
+    """The settings notebook 01 runs with by default (and the test asserting its macro-F1 uses).
+
+    A single timeline-level split of the planted world (fold 0 of 5; dev = 25% of the rest),
+    TempoFormer on the embedded MiniLM with the local stack frozen and cached (CPU budget).
+    """
+    return {
+        "data": "world",
+        "folds": 5,
+        "fold": 0,
+        "seed": 0,
+        "window": 5,
+        "tempoformer": dict(encoder="default", window=5, epochs=4, lr=5e-5, head_lr=1e-3, batch_size=16,
+                            max_length=48, freeze_local=True, seed=0),
+        "baselines": ["random", "ffn_history", "bilstm"],
+        "ablations": ["vanilla_mha", "no_gate_norm"],
+        "ablation_epochs": 2,
+    }
+
+
 def make_classifier(name: str, **settings):
     """TempoFormer or a baseline by name ("tempoformer", "random", "post_encoder", "ffn_history", "bilstm").
 
@@ -196,4 +257,5 @@ def make_classifier(name: str, **settings):
     return cls(**{k: v for k, v in settings.items() if k in params})
 
 
-__all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "make_classifier", "resolve_encoder_pair"]
+__all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "make_classifier", "notebook_defaults",
+           "resolve_encoder_pair", "what_if"]
