@@ -113,31 +113,53 @@ def collate_windows(data: StreamData, idx, local_cache=None) -> dict:
     return batch
 
 
-class WindowDataset(torch.utils.data.Dataset):
-    """Map-style dataset over window positions. Items are (dataset, position) so that ONE collate
-    function (`collate_items`) batches train and dev sets alike (the Trainer takes one collate_fn)."""
+def window_chunks(windows, positions, chunk: int) -> list[np.ndarray]:
+    """Split window positions into runs of <= `chunk` CONSECUTIVE windows of one timeline.
 
-    def __init__(self, data: StreamData, positions=None, local_cache=None):
+    Consecutive windows of a timeline share w-1 posts, so a batch made of a few such runs
+    encodes far fewer unique posts than a batch of random windows (which share almost none).
+    """
+    positions = np.asarray(positions, dtype=np.int64)
+    if chunk <= 1 or len(positions) == 0:
+        return [positions[i : i + 1] for i in range(len(positions))]
+    tl = np.asarray(windows.timeline_id)[positions]
+    breaks = np.flatnonzero((tl[1:] != tl[:-1]) | (np.diff(positions) != 1)) + 1
+    out = []
+    for run in np.split(positions, breaks):
+        out.extend(run[i : i + chunk] for i in range(0, len(run), chunk))
+    return out
+
+
+class WindowDataset(torch.utils.data.Dataset):
+    """Map-style dataset whose items are chunks of consecutive windows (see `window_chunks`).
+
+    Items are (dataset, positions) so that ONE collate function (`collate_items`) batches train and
+    dev sets alike (the Trainer takes one collate_fn); a shuffled loader shuffles whole chunks.
+    chunk=1 gives one window per item (random batches, little post sharing).
+    """
+
+    def __init__(self, data: StreamData, positions=None, local_cache=None, chunk: int = 1):
         self.data, self.local_cache = data, local_cache
         self.positions = np.arange(len(data)) if positions is None else np.asarray(positions, np.int64)
+        self.chunks = window_chunks(data.windows, self.positions, int(chunk))
 
     def __len__(self) -> int:
-        return len(self.positions)
+        return len(self.chunks)
 
     def __getitem__(self, i):
-        return self, int(self.positions[i])
+        return self, self.chunks[i]
 
     def collate(self, items) -> dict:
         """Batch of item indices into this dataset."""
-        return collate_windows(self.data, [int(self.positions[i]) for i in items], self.local_cache)
+        return collate_items([self[i] for i in items])
 
 
 def collate_items(items) -> dict:
-    """Collate (dataset, position) items of one WindowDataset into a shared-encoding batch."""
+    """Collate (dataset, positions) items of one WindowDataset into a shared-encoding batch."""
     ds = items[0][0]
     if any(it[0] is not ds for it in items):
         raise ValueError("a batch mixes windows of different datasets; batch each dataset separately")
-    return collate_windows(ds.data, [p for _, p in items], ds.local_cache)
+    return collate_windows(ds.data, np.concatenate([np.atleast_1d(p) for _, p in items]), ds.local_cache)
 
 
 def per_window_batch(batch: dict, pad_to: int | None = None) -> dict:

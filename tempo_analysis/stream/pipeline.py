@@ -40,11 +40,13 @@ class TempoFormerClassifier:
     def __init__(self, encoder="default", *, window: int = 5, ablation: str = "none", epochs: int = 3,
                  lr: float = 5e-5, head_lr: float = 1e-3, batch_size: int = 16, max_length: int = 64,
                  freeze_local: bool = False, patience: int | None = None, warmup_ratio: float = 0.1,
+                 chunk: int = 4,
                  seed: int = 0, device: str = "auto", progress: bool = True, model_kwargs: dict | None = None):
         self.encoder, self.window, self.ablation = encoder, int(window), check_ablation(ablation)
         self.epochs, self.lr, self.head_lr, self.batch_size = epochs, lr, head_lr, batch_size
         self.max_length, self.freeze_local, self.patience = max_length, freeze_local, patience
         self.warmup_ratio, self.seed, self.device, self.progress = warmup_ratio, seed, device, progress
+        self.chunk = max(1, min(int(chunk), int(batch_size)))  # consecutive windows per shuffled item
         self.model_kwargs = dict(model_kwargs or {})
         if self.window < 1:
             raise ValueError(f"window={window!r} must be a positive integer (e.g. 5, 10, 20)")
@@ -83,11 +85,11 @@ class TempoFormerClassifier:
         model.train(was)
         return cache
 
-    def _dataset(self, timelines, labelled_only=False, window: int | None = None) -> WindowDataset:
+    def _dataset(self, timelines, labelled_only=False, window: int | None = None, chunk: int = 1) -> WindowDataset:
         data = self._stream_data(timelines, window)
         pos = np.flatnonzero(data.labels >= 0) if labelled_only else None
         cache = self._local_cache(data) if self.freeze_local else None
-        return WindowDataset(data, pos, cache)
+        return WindowDataset(data, pos, cache, chunk=chunk)
 
     # ----- fit / predict ----------------------------------------------------------------------
     def fit(self, train, dev=None) -> "TempoFormerClassifier":
@@ -103,13 +105,15 @@ class TempoFormerClassifier:
         if self.freeze_local:
             for p in [*self.model_.encoder.embeddings.parameters(), *self.model_.local_layers.parameters()]:
                 p.requires_grad_(False)
-        train_ds = self._dataset(train, labelled_only=True)
-        dev_ds = self._dataset(dev, labelled_only=True) if dev is not None and len(dev) else None
+        # training items are chunks of consecutive windows (shuffled as chunks): posts are shared
+        train_ds = self._dataset(train, labelled_only=True, chunk=self.chunk)
+        dev_ds = self._dataset(dev, labelled_only=True, chunk=16) if dev is not None and len(dev) else None
         enc_params = {id(p) for p in self.model_.encoder.parameters()}
         params = [p for p in self.model_.parameters() if p.requires_grad]
         groups = [{"params": [p for p in params if id(p) in enc_params], "lr": self.lr},
                   {"params": [p for p in params if id(p) not in enc_params], "lr": self.head_lr}]
-        cfg = TrainConfig(max_epochs=self.epochs, batch_size=self.batch_size, eval_batch_size=64, lr=self.lr,
+        cfg = TrainConfig(max_epochs=self.epochs, batch_size=max(1, self.batch_size // self.chunk),
+                          eval_batch_size=4, lr=self.lr,
                           schedule="linear", warmup_ratio=self.warmup_ratio, seed=self.seed, device=self.device,
                           progress=self.progress, metric="macro_f1", greater_is_better=True,
                           patience=self.patience if dev_ds is not None else None)
@@ -147,7 +151,7 @@ class TempoFormerClassifier:
         device = next(self.model_.parameters()).device
         self.model_.eval()
         out = np.zeros((len(timelines.df), len(self.label_names_)), dtype=np.float32)
-        for i in range(0, len(ds), batch_size):
+        for i in range(0, len(ds), batch_size):  # in order: consecutive windows share their posts
             b = collate_items([ds[j] for j in range(i, min(i + batch_size, len(ds)))])
             inputs = {k: v.to(device) for k, v in model_inputs(b).items()}
             proba = self.model_(**inputs).logits.float().softmax(-1).cpu().numpy()
@@ -172,7 +176,7 @@ class TempoFormerClassifier:
             raise ValueError(f"post_id {post_id!r} is not in these timelines")
         pos = int(np.flatnonzero(data.windows.target_index == rows[0])[0])
         cache = self._local_cache(data) if self.freeze_local else None
-        b = WindowDataset(data, [pos], cache).collate([0])
+        b = WindowDataset(data, [pos], cache).collate([0])  # one window
         device = next(self.model_.parameters()).device
         out = self.model_(**{k: v.to(device) for k, v in model_inputs(b).items()}, output_attentions=True)
         real = data.windows.mask[pos]

@@ -93,3 +93,16 @@ def test_cli_evaluate_writes_per_class_and_macro_f1(tmp_path, tiny, capsys):
     res = json.loads(out.read_text())
     assert rc == 0 and res["model"] == "random" and res["by_window"]["5"]["summary"]["n_runs"] == 6
     assert main(["stream", "evaluate", "--data", "nope", "--out", str(out)]) == 2
+
+
+def test_training_chunks_keep_consecutive_windows_of_one_timeline(tokenizer):
+    from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_items
+
+    tl = make_timelines(n_timelines=3, n_posts=(7, 2, 5))
+    data = build_stream_data(tl, 4, tokenizer, max_length=16)
+    ds = WindowDataset(data, np.delete(np.arange(len(data)), [3]), chunk=3)  # window 3 unlabelled
+    runs = [list(c) for c in ds.chunks]
+    assert runs == [[0, 1, 2], [4, 5, 6], [7, 8], [9, 10, 11], [12, 13]]
+    batch = collate_items([ds[0], ds[3]])
+    # 6 windows of 4 slots reference 24 slots, but only 3 + 3 unique posts (two runs of one timeline each)
+    assert batch["window_index"].shape == (6, 4) and batch["input_ids"].shape[0] == 6
