@@ -153,7 +153,8 @@ display(figs.neighbours_table(period_neighbours(main.model, main.vectors, word, 
 # Pick another word:
 
 # %%
-word_explorer(main, data, word=word)
+maps = {word: umap_map}  # maps computed so far, shared by the widgets below
+word_explorer(main, data, word=word, maps=maps)
 
 # %% [markdown]
 # ## What if…
@@ -170,7 +171,7 @@ scoring_whatif(main, data, word=word)
 
 # %%
 example = {"cell": "She answered her cell on the bus.", "mouse": "The mouse hid behind the cupboard."}
-sentence_probe(main, data, word=word, text=example.get(word, f"I thought about the {word} all day."))
+sentence_probe(main, data, word=word, text=example.get(word, f"I thought about the {word} all day."), maps=maps)
 
 # %% [markdown]
 # ## Key numbers

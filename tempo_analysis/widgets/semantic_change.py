@@ -72,14 +72,22 @@ def scoring_whatif(result, data, *, word=None):
     return W.VBox([W.HBox([w_word, w_s, w_z]), W.HBox([w_h, w_n]), label, fig])
 
 
-def word_explorer(result, data, *, word=None, k=10, method="umap"):
-    """Word dropdown -> UMAP usage map + nearest words per period."""
+def _map(result, word, maps, method):
+    """The word's usage map, computed once per word (``maps`` is a shared cache)."""
+    if word not in maps:
+        maps[word] = usage_map(result.vectors, word, layers=result.config.layers, seed=result.config.seed,
+                               method=method)
+    return maps[word]
+
+
+def word_explorer(result, data, *, word=None, k=10, method="umap", maps=None):
+    """Word dropdown -> UMAP usage map + nearest words per period (``maps``: shared cache of maps)."""
+    maps = {} if maps is None else maps
     w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
     out = W.Output()
 
     def show(*_):
-        m = usage_map(result.vectors, w_word.value, layers=result.config.layers, seed=result.config.seed,
-                      method=method)
+        m = _map(result, w_word.value, maps, method)
         nb = period_neighbours(result.model, result.vectors, w_word.value, k=k)
         out.clear_output(wait=True)
         with out:
@@ -91,8 +99,9 @@ def word_explorer(result, data, *, word=None, k=10, method="umap"):
     return W.VBox([w_word, out])
 
 
-def sentence_probe(result, data, *, word=None, text=None, method="umap"):
+def sentence_probe(result, data, *, word=None, text=None, method="umap", maps=None):
     """Type a sentence using the word -> a star on the word's map and the period it looks like."""
+    maps = {} if maps is None else maps
     w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
     w_text = W.Text(value=text or "", placeholder="a sentence that uses the word", description="sentence",
                     layout=W.Layout(width="80%"))
@@ -100,16 +109,11 @@ def sentence_probe(result, data, *, word=None, text=None, method="umap"):
                           description="run as")
     button = W.Button(description="Place it", button_style="primary")
     out = W.Output()
-    cache = {}
-
     def place(*_):
         out.clear_output(wait=True)
         with out:
             try:
-                if w_word.value not in cache:
-                    cache[w_word.value] = usage_map(result.vectors, w_word.value, layers=result.config.layers,
-                                                    seed=result.config.seed, method=method)
-                m = cache[w_word.value]
+                m = _map(result, w_word.value, maps, method)
                 period = data.periods[[str(p) for p in data.periods].index(w_period.value)]
                 v = embed_sentence(result.model, w_text.value, w_word.value, period, layers=result.config.layers)
                 where = m.place(v, data.compared)
