@@ -13,8 +13,6 @@ gap carries real signal; ordinary posts draw a burst with probability `burstines
 
 from __future__ import annotations
 
-from typing import Union
-
 import numpy as np
 import pandas as pd
 
@@ -107,7 +105,9 @@ def timelines_frames(cfg: StreamWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame
                 if p["label"] != "O" and rng.random() < cfg.cue_rate:
                     cue = "switch" if p["label"] == "IS" else "escalation"
                 same = p["label"] == "O" and i > 0 and rng.random() < 0.3 * cfg.cue_rate
-                text = write_post(rng, p["mood"], p["intensity"], topics, cue=cue, same_cue=same)
+                stamp = start0 + pd.Timedelta(seconds=int(t))
+                text = write_post(rng, p["mood"], p["intensity"], topics, cue=cue, same_cue=same,
+                                  hour=stamp.hour, gap_s=0.0 if i == 0 else gap)
             pid = f"{tid}-{i:02d}"
             posts.append(dict(timeline_id=tid, post_id=pid,
                               timestamp=start0 + pd.Timedelta(seconds=int(t)),
@@ -120,8 +120,7 @@ def timelines_frames(cfg: StreamWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame
     return posts_df, truth_df
 
 
-def generate_timelines(cfg: StreamWorldConfig | None = None, with_truth: bool = False
-                       ) -> Union["object", tuple]:
+def generate_timelines(cfg: StreamWorldConfig | None = None, with_truth: bool = False):
     """Timelines of the stream world (labels "O"/"IS"/"IE"); `with_truth` adds the hidden states."""
     from tempo_analysis.data import Timelines
 

@@ -157,10 +157,14 @@ TOPICS = {
     },
 }
 
-OPENERS = ["Quick update.", "Morning, everyone.", "Checking in again.", "Here's my day so far.",
-           "Another update.", "Evening, all.", "Late night post.", "Okay, so.", "Hi all.",
-           "Just a short one.", "Back again.", "Sorry for the long silence.", "Small update.",
+OPENERS = ["Quick update.", "Checking in again.", "Here's my day so far.", "Another update.",
+           "Okay, so.", "Hi all.", "Just a short one.", "Back again.", "Small update.",
            "Writing this on the bus."]
+# openers that only fit a time of day (UTC hour ranges, inclusive start, exclusive end)
+TIMED_OPENERS = [((5, 12), "Morning, everyone."), ((5, 11), "Good morning."),
+                 ((17, 23), "Evening, all."), ((23, 24), "Late night post."),
+                 ((0, 4), "Late night post."), ((0, 4), "Can't sleep.")]
+AFTER_SILENCE = ["Sorry for the long silence.", "Been a while.", "Long time no post."]
 
 CLOSERS = ["I guess.", "We'll see how it goes.", "Anyway.", "Thanks for reading.",
            "Let's see what tomorrow brings.", "That's all for now.", "More later.",
@@ -200,13 +204,23 @@ def _pick(rng: np.random.Generator, items: list) -> str:
     return items[int(rng.integers(len(items)))]
 
 
+def opener(rng: np.random.Generator, hour: int, gap_s: float) -> str:
+    """An opening line that fits the hour of the post and the silence before it."""
+    options = OPENERS + [o for (lo, hi), o in TIMED_OPENERS if lo <= hour < hi]
+    if gap_s > 86400:
+        options = options + AFTER_SILENCE
+    return _pick(rng, options)
+
+
 def write_post(rng: np.random.Generator, valence: str, level: int, topics: list,
-               cue: str | None = None, same_cue: bool = False) -> str:
-    """One post at (valence, level) about one of `topics`; `cue` is "switch"/"escalation"/None."""
+               cue: str | None = None, same_cue: bool = False, hour: int = 12,
+               gap_s: float = 0.0) -> str:
+    """One post at (valence, level) about one of `topics`; `cue` is "switch"/"escalation"/None;
+    `hour` (0-23) and `gap_s` (seconds since the previous post) choose a fitting opener."""
     topic = TOPICS[_pick(rng, topics)]
     parts: list[str] = []
     if rng.random() < 0.25:
-        parts.append(_pick(rng, OPENERS))
+        parts.append(opener(rng, hour, gap_s))
     if cue == "switch":
         parts.append(_pick(rng, SWITCH_CUES[valence]))
     elif cue == "escalation":
