@@ -336,13 +336,57 @@ class DCWEForMaskedLM(DCWEPreTrainedModel):
 
     def forward(self, input_ids, unit_ids, slice_ids, attention_mask=None, token_type_ids=None, labels=None,
                 output_hidden_states: bool = False, **kwargs) -> DCWEOutput:
+        """With labels, `logits` are [n_masked, V] for the labelled positions only (see masked_lm_forward)."""
         embeds, offsets, prior_a, prior_w, pos = self.input_embeddings(input_ids, attention_mask, unit_ids, slice_ids)
-        out = self.encoder(inputs_embeds=embeds, attention_mask=attention_mask, token_type_ids=token_type_ids,
-                           labels=labels, output_hidden_states=output_hidden_states)
-        task = out.loss
+        logits, task, hidden = masked_lm_forward(self.encoder, embeds, attention_mask, token_type_ids, labels,
+                                                 output_hidden_states)
         loss = None if task is None else task + prior_a + prior_w
-        return DCWEOutput(loss=loss, logits=out.logits, task_loss=task, prior_a=prior_a, prior_w=prior_w,
-                          hidden_states=out.hidden_states, offsets=offsets, offset_positions=pos)
+        return DCWEOutput(loss=loss, logits=logits, task_loss=task, prior_a=prior_a, prior_w=prior_w,
+                          hidden_states=hidden, offsets=offsets, offset_positions=pos)
+
+    @torch.no_grad()
+    def encode(self, input_ids, unit_ids, slice_ids, attention_mask=None, token_type_ids=None) -> tuple:
+        """All hidden states of the body for dynamic inputs (no MLM head, no o_{t-1} pass)."""
+        was = self.dynamic.training_priors
+        self.dynamic.training_priors = False
+        try:
+            embeds, *_ = self.input_embeddings(input_ids, attention_mask, unit_ids, slice_ids)
+        finally:
+            self.dynamic.training_priors = was
+        return self.encoder.base_model(inputs_embeds=embeds, attention_mask=attention_mask,
+                                       token_type_ids=token_type_ids, output_hidden_states=True).hidden_states
+
+
+def mlm_head(encoder):
+    """The MLM head as one module (BERT: `cls`, RoBERTa: `lm_head`), or None when it is split up."""
+    heads = [m for name, m in encoder.named_children() if name != encoder.base_model_prefix]
+    return heads[0] if len(heads) == 1 else None
+
+
+def masked_lm_forward(encoder, embeds, attention_mask, token_type_ids, labels, output_hidden_states=False):
+    """(logits, loss, hidden_states) of an MLM encoder on input embeddings.
+
+    With labels, the vocabulary projection runs only at the labelled (masked) positions: with
+    15% masking that skips ~85% of the output layer, the largest single cost of a small encoder
+    on CPU. Returned logits are then [n_masked, V] in row-major (batch, position) order.
+    Encoders whose head is not one module fall back to the full HF forward.
+    """
+    head = mlm_head(encoder)
+    if head is None:
+        out = encoder(inputs_embeds=embeds, attention_mask=attention_mask, token_type_ids=token_type_ids,
+                      labels=labels, output_hidden_states=output_hidden_states)
+        logits = out.logits if labels is None else out.logits[labels != -100]
+        return logits, out.loss, out.hidden_states
+    kw = {"token_type_ids": token_type_ids} if token_type_ids is not None else {}
+    base = encoder.base_model(inputs_embeds=embeds, attention_mask=attention_mask,
+                              output_hidden_states=output_hidden_states, **kw)
+    seq = base.last_hidden_state
+    if labels is None:
+        return head(seq), None, base.hidden_states
+    sel = labels != -100
+    logits = head(seq[sel])
+    loss = F.cross_entropy(logits, labels[sel]) if logits.shape[0] else seq.sum() * 0.0
+    return logits, loss, base.hidden_states
 
 
 class DCWEForSequenceClassification(DCWEPreTrainedModel):

@@ -52,10 +52,11 @@ def test_start_state_equals_plain_encoder(parts, ablation):
     enc, tok, *_ = parts
     m = _model(parts, ablation).eval()
     b = _batch(tok)
-    labels = b["input_ids"].clone()
-    out = m(**b, labels=labels)
+    labels = torch.where(b["attention_mask"].bool(), b["input_ids"], -100)
     plain = enc.eval()(input_ids=b["input_ids"], attention_mask=b["attention_mask"], labels=labels)
-    assert torch.equal(out.logits, plain.logits)
+    assert torch.equal(m(**b).logits, plain.logits)               # no labels: full logits
+    out = m(**b, labels=labels)                                   # labels: only labelled positions projected
+    assert torch.allclose(out.logits, plain.logits[labels != -100], atol=1e-6)
     assert torch.allclose(out.loss, plain.loss)
     assert out.offsets.abs().max() == 0 and out.prior_a == 0 and out.prior_w == 0
 

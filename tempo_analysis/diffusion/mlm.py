@@ -1,0 +1,144 @@
+"""MLM data for social corpora: tokenised examples with (unit, slice), BERT masking, perplexity.
+
+Examples carry ``unit_ids`` / ``slice_ids`` so the same batches feed DCWE, its ablations and the
+plain encoder (``PlainMLM`` ignores them). Held-out perplexity is computed on masks drawn ONCE
+with a fixed seed, so every model is scored on exactly the same masked tokens.
+"""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.utils.data import Dataset
+from transformers.modeling_outputs import MaskedLMOutput
+
+
+class SocialMLMDataset(Dataset):
+    """One example per document: token ids (truncated to max_length), unit index, slice index."""
+
+    def __init__(self, frame: pd.DataFrame, tokenizer, unit_index: dict, slice_index: dict, max_length: int = 64):
+        missing_u = sorted(set(frame["unit"]) - set(unit_index))
+        if missing_u:
+            raise ValueError(f"column 'unit': unit(s) {missing_u[:5]} are not nodes of the social graph. "
+                             "Fix: add them to the graph (isolated nodes are fine) or drop their documents.")
+        missing_t = sorted(set(frame["time"]) - set(slice_index), key=str)
+        if missing_t:
+            raise ValueError(f"column 'time': slice(s) {missing_t[:5]} are not among the model's slices "
+                             f"{list(slice_index)}. Fix: train with those slices declared.")
+        enc = tokenizer(frame["text"].tolist(), truncation=True, max_length=max_length)
+        self.input_ids = enc["input_ids"]
+        self.unit_ids = [unit_index[u] for u in frame["unit"]]
+        self.slice_ids = [slice_index[t] for t in frame["time"]]
+
+    def __len__(self) -> int:
+        return len(self.input_ids)
+
+    def __getitem__(self, i: int) -> dict:
+        return {"input_ids": self.input_ids[i], "unit_ids": self.unit_ids[i], "slice_ids": self.slice_ids[i]}
+
+    def num_tokens(self) -> int:
+        return sum(len(x) for x in self.input_ids)
+
+
+class MLMCollator:
+    """Pad, then BERT masking: 15% of real non-special tokens; of those 80% [MASK], 10% random, 10% kept.
+
+    ``generator`` (a torch.Generator) makes the masks reproducible; default: torch's global RNG,
+    which the shared Trainer seeds.
+    """
+
+    def __init__(self, tokenizer, mlm_probability: float = 0.15, generator: torch.Generator | None = None):
+        self.pad_id = tokenizer.pad_token_id
+        self.mask_id = tokenizer.mask_token_id
+        self.vocab_size = len(tokenizer)
+        self.special = torch.tensor(sorted(set(tokenizer.all_special_ids)), dtype=torch.long)
+        self.p = mlm_probability
+        self.generator = generator
+
+    def pad(self, items: list[dict]) -> dict:
+        L = max(len(x["input_ids"]) for x in items)
+        ids = torch.full((len(items), L), self.pad_id, dtype=torch.long)
+        for i, x in enumerate(items):
+            ids[i, : len(x["input_ids"])] = torch.as_tensor(x["input_ids"])
+        attn = torch.zeros_like(ids)
+        for i, x in enumerate(items):
+            attn[i, : len(x["input_ids"])] = 1
+        return {"input_ids": ids, "attention_mask": attn,
+                "unit_ids": torch.tensor([x["unit_ids"] for x in items], dtype=torch.long),
+                "slice_ids": torch.tensor([x["slice_ids"] for x in items], dtype=torch.long)}
+
+    def __call__(self, items: list[dict]) -> dict:
+        batch = self.pad(items)
+        ids = batch["input_ids"]
+        g = self.generator
+        candidates = batch["attention_mask"].bool() & ~torch.isin(ids, self.special)
+        chosen = (torch.rand(ids.shape, generator=g) < self.p) & candidates
+        for i in range(ids.shape[0]):  # at least one masked token per example (short texts)
+            if not chosen[i].any() and candidates[i].any():
+                pos = candidates[i].nonzero(as_tuple=True)[0]
+                chosen[i, pos[torch.randint(len(pos), (1,), generator=g)]] = True
+        labels = torch.where(chosen, ids, torch.full_like(ids, -100))
+        roll = torch.rand(ids.shape, generator=g)
+        masked = ids.clone()
+        masked[chosen & (roll < 0.8)] = self.mask_id
+        rand_pos = chosen & (roll >= 0.8) & (roll < 0.9)
+        masked[rand_pos] = torch.randint(self.vocab_size, ids.shape, generator=g)[rand_pos]
+        batch["input_ids"], batch["labels"] = masked, labels
+        return batch
+
+
+def fixed_mlm_batches(dataset: SocialMLMDataset, tokenizer, batch_size: int = 32, seed: int = 1234) -> list[dict]:
+    """Held-out batches masked once with a fixed seed: every model is scored on the same masks."""
+    collate = MLMCollator(tokenizer, generator=torch.Generator().manual_seed(seed))
+    items = [dataset[i] for i in range(len(dataset))]
+    return [collate(items[i:i + batch_size]) for i in range(0, len(items), batch_size)]
+
+
+class PlainMLM(nn.Module):
+    """The plain (non-dynamic) encoder with its MLM head, taking the same batches as DCWE (CWE baseline).
+
+    Uses the same masked-positions-only output layer as DCWE, so their costs and losses compare.
+    """
+
+    def __init__(self, encoder):
+        super().__init__()
+        self.encoder = encoder
+
+    def forward(self, input_ids, attention_mask=None, labels=None, unit_ids=None, slice_ids=None,
+                token_type_ids=None, output_hidden_states=False, **kwargs):
+        from tempo_analysis.models.dcwe import masked_lm_forward
+
+        embeds = self.encoder.get_input_embeddings()(input_ids)
+        logits, loss, hidden = masked_lm_forward(self.encoder, embeds, attention_mask, token_type_ids, labels,
+                                                 output_hidden_states)
+        return MaskedLMOutput(loss=loss, logits=logits, hidden_states=hidden)
+
+    @torch.no_grad()
+    def encode(self, input_ids, attention_mask=None, unit_ids=None, slice_ids=None, token_type_ids=None) -> tuple:
+        """All hidden states of the body (no MLM head)."""
+        return self.encoder.base_model(input_ids=input_ids, attention_mask=attention_mask,
+                                       output_hidden_states=True).hidden_states
+
+    def save_pretrained(self, path, **kwargs):
+        self.encoder.save_pretrained(path, **kwargs)
+
+
+@torch.no_grad()
+def mlm_perplexity(model: nn.Module, batches: list[dict], device=None) -> float:
+    """exp(mean cross-entropy over all masked tokens of `batches`) — the task loss only, no priors."""
+    model.eval()
+    device = device or next(model.parameters()).device
+    total, count = 0.0, 0
+    for b in batches:
+        b = {k: v.to(device) for k, v in b.items()}
+        labels = b["labels"]
+        logits = model(**b).logits                    # [n_masked, V]: labelled positions only
+        target = labels[labels != -100]
+        total += F.cross_entropy(logits, target, reduction="sum").item()
+        count += int(target.numel())
+    if count == 0:
+        raise ValueError("mlm_perplexity: the held-out batches have no masked tokens; give more held-out text.")
+    return math.exp(total / count)

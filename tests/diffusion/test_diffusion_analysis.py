@@ -1,0 +1,99 @@
+"""Diffusion analyses on hand-built inputs: r-hat ranks, diffusion map, walk vs flight, mode."""
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from tempo_analysis.analysis.diffusion import (ContextIndex, diffusion_map, example_sentence, recover_mode,
+                                               resolve_n_neighbors, rhat_scores, walk_flight)
+
+
+def _index():
+    """2 slices, units a/b; 'cloud' in a is near 'server' at slice 1 only; 5 filler words."""
+    words = ["cloud", "server", "rain", "f1", "f2", "f3", "f4"]
+    basis = np.eye(8, dtype=np.float32)
+    rows = []  # (word, unit, time, vector)
+    for t in (0, 1):
+        for w_i, w in enumerate(words[1:], start=1):
+            for _ in range(2):
+                rows.append((w, "a", t, basis[w_i]))
+    # cloud: unit a at slice 1 points at server; otherwise at rain; unit b slice 0 between rain and f1
+    rows += [("cloud", "a", 0, basis[2]), ("cloud", "a", 1, basis[1] + 0.1 * basis[2]),
+             ("cloud", "b", 0, basis[2] + 0.5 * basis[3]), ("cloud", "b", 1, basis[2])]
+    return ContextIndex(words=words, word_id=np.array([words.index(r[0]) for r in rows]),
+                        unit=np.array([r[1] for r in rows], dtype=object), time=np.array([r[2] for r in rows], dtype=object),
+                        doc_id=np.array([f"d{i}" for i in range(len(rows))], dtype=object),
+                        vectors=np.stack([r[3] for r in rows]),
+                        texts={f"d{i}": f"The {r[0]} here. Other." for i, r in enumerate(rows)},
+                        slices=[0, 1], units=["a", "b"])
+
+
+def test_rhat_rank_definition():
+    idx = _index()
+    r = rhat_scores(idx, "cloud", "server", n_neighbors=3).set_index(["unit", "time"])
+    # a@1: server is the nearest centroid -> rank 1 -> r-hat = N - 1 + 1 = 3
+    assert r.loc[("a", 1), "rhat"] == 3 and r.loc[("a", 1), "rank"] == 1
+    # a@0: nearest is rain (rank 1); server ties with the other orthogonal words -> rank 2 -> r-hat 2
+    assert r.loc[("a", 0), "rank"] == 2 and r.loc[("a", 0), "rhat"] == 2
+    # with N = 1 only the top neighbour counts: server absent -> 0
+    r1 = rhat_scores(idx, "cloud", "server", n_neighbors=1).set_index(["unit", "time"])
+    assert r1.loc[("a", 0), "rhat"] == 0 and r1.loc[("a", 1), "rhat"] == 1
+    # b@0: rain and f1 are closer than server -> rank 3
+    assert r.loc[("b", 0), "rank"] == 3 and r.loc[("b", 0), "rhat"] == 1
+    assert set(r.columns) >= {"n", "example"} and r.loc[("a", 1), "example"] == "The cloud here."
+
+
+def test_rhat_bad_input_messages():
+    idx = _index()
+    with pytest.raises(ValueError, match="never occurs in the indexed corpus"):
+        rhat_scores(idx, "mask", "server")
+    with pytest.raises(ValueError, match="anchor 'vaccine' never occurs"):
+        rhat_scores(idx, "cloud", "vaccine")
+    with pytest.raises(ValueError, match="two different words"):
+        rhat_scores(idx, "cloud", "Cloud")
+    # a word never seen in one slice: warning naming the slice, rows only for the other
+    keep = ~((idx.word_id == 0) & (idx.time == 1))
+    sub = ContextIndex(idx.words, idx.word_id[keep], idx.unit[keep], idx.time[keep], idx.doc_id[keep],
+                       idx.vectors[keep], idx.texts, idx.slices, idx.units)
+    with pytest.warns(UserWarning, match=r"never occurs in slice\(s\) \[1\]"):
+        r = rhat_scores(sub, "cloud", "server", n_neighbors=3)
+    assert set(r["time"]) == {0}
+
+
+def test_n_neighbors_auto():
+    assert resolve_n_neighbors("auto", 100000) == 100
+    assert resolve_n_neighbors("auto", 300) == 15
+    assert resolve_n_neighbors("auto", 20) == 5
+    with pytest.raises(ValueError, match="n_neighbors"):
+        resolve_n_neighbors(0, 10)
+
+
+def _path_graph():
+    g = nx.path_graph(["a", "b", "c", "d", "e", "f"])
+    return g
+
+
+def test_diffusion_map_first_arrival():
+    rhat = pd.DataFrame({"unit": ["a", "a", "b", "b", "c"], "time": [0, 1, 0, 1, 1], "rhat": [5, 0, 0, 2, 0]})
+    holds, first = diffusion_map(rhat, ["a", "b", "c", "d"], [0, 1])
+    assert first == {"a": 0, "b": 1, "c": None, "d": None}
+    assert holds.loc["a", 0] is True and holds.loc["c", 1] is False and pd.isna(holds.loc["d", 0])
+
+
+def test_walk_flight_and_mode_recovery():
+    g = _path_graph()
+    walk = {"a": 0, "b": 1, "c": 2, "d": 3, "e": None, "f": None}
+    wf = walk_flight(g, walk, [0, 1, 2, 3])
+    assert wf["walk_share"].tolist() == [1.0, 1.0, 1.0] and wf["flight"].sum() == 0
+    m = recover_mode(g, walk, [0, 1, 2, 3])
+    assert m["mode"] == "walk" and m["walk_share"] == 1.0 and m["expected_walk_share"] < 0.5
+    flight = {"a": 0, "c": 1, "e": 2, "b": None, "d": None, "f": None}
+    wf = walk_flight(g, flight, [0, 1, 2])
+    assert wf["walk"].sum() == 0 and wf["flight_share"].tolist() == [1.0, 1.0]
+    assert recover_mode(g, flight, [0, 1, 2])["mode"] == "flight"
+    assert recover_mode(g, {"a": 0, "b": None}, [0, 1])["mode"] is None
+
+
+def test_example_sentence():
+    assert example_sentence("Rain today. The cloud server crashed! Bye.", "cloud") == "The cloud server crashed!"
+    assert example_sentence("cloudy skies", "cloud") == "cloudy skies"

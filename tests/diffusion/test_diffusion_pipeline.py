@@ -1,0 +1,115 @@
+"""Training pipeline and CLI on a tiny random encoder: variants, perplexity, save/load, analyze JSON."""
+import json
+import math
+
+import pandas as pd
+import pytest
+import torch
+
+from tempo_analysis.cli import main
+from tempo_analysis.diffusion import DiffusionRun, DiffusionTrainConfig, fixed_mlm_batches, mlm_perplexity
+from tempo_analysis.diffusion import SocialMLMDataset, train_diffusion_models
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.world import SocialWorldConfig, generate_social
+
+SMALL = SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, docs_per_unit_slice=3, word_share=0.67,
+                          speed=2, n_seeds=1, seed=0)
+FAST = dict(node2vec=dict(dim=8, num_walks=2, walk_length=10), social_dim=8, gat_heads=2, batch_size=8,
+            progress=False)
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("tiny_mlm")
+    enc, tok = tiny_encoder(head="mlm", seed=0)
+    enc.save_pretrained(d)
+    tok.save_pretrained(d)
+    return str(d)
+
+
+@pytest.fixture(scope="module")
+def run(tiny_dir):
+    corpus, _ = generate_social(SMALL)
+    cfg = DiffusionTrainConfig(encoder=tiny_dir, epochs=1, max_steps=2, head_warmup_steps=1, **FAST)
+    return train_diffusion_models(corpus, cfg)
+
+
+def test_variants_and_perplexity(run):
+    assert set(run.models) == {"dcwe", "cwe", "sa", "ta"}
+    assert set(run.perplexity) == {"start", "dcwe", "cwe", "sa", "ta"}
+    assert all(math.isfinite(v) and v > 1 for v in run.perplexity.values())
+    assert run.models["sa"].config.ablation == "sa" and len(run.models["sa"].dynamic.social) == 0
+    assert len(run.models["ta"].dynamic.social) == 1 and len(run.dcwe.dynamic.social) == 3
+    assert run.history["head_warmup_steps"] == 1
+    assert run.dcwe.config.units == run.corpus.units and run.dcwe.config.slices == [0, 1, 2]
+    # training moved the offsets away from zero
+    assert any(f.fc2.weight.abs().max() > 0 for f in run.dcwe.dynamic.ffns)
+    sizes = {k: len(v) for k, v in run.splits.items()}
+    assert sum(sizes.values()) == len(run.corpus) and sizes["test"] > sizes["dev"] > 0
+
+
+def test_save_load_roundtrip(run, tmp_path):
+    run.save(tmp_path / "run")
+    again = DiffusionRun.load(tmp_path / "run")
+    assert again.perplexity == pytest.approx(run.perplexity)
+    assert again.corpus.slices == run.corpus.slices and len(again.corpus) == len(run.corpus)
+    ds = SocialMLMDataset(run.splits["test"], run.tokenizer, run.corpus.unit_index, run.corpus.slice_index)
+    batches = fixed_mlm_batches(ds, run.tokenizer, seed=3)
+    for v in ("dcwe", "cwe"):
+        assert mlm_perplexity(again.models[v], batches) == pytest.approx(mlm_perplexity(run.models[v], batches))
+    with pytest.raises(FileNotFoundError, match="not a diffusion run"):
+        DiffusionRun.load(tmp_path)
+
+
+def test_dataset_rejects_unknown_unit(run):
+    bad = pd.DataFrame({"doc_id": ["x"], "unit": ["zz"], "time": [0], "text": ["a cloud"]})
+    with pytest.raises(ValueError, match=r"unit\(s\) \['zz'\] are not nodes of the social graph"):
+        SocialMLMDataset(bad, run.tokenizer, run.corpus.unit_index, run.corpus.slice_index)
+
+
+def test_config_validation():
+    with pytest.raises(ValueError, match="variants"):
+        DiffusionTrainConfig(variants=("dcwe", "bert"))
+    with pytest.raises(ValueError, match="head_warmup_steps"):
+        DiffusionTrainConfig(head_warmup_steps=-1)
+
+
+def test_cli_train_and_analyze_csv(tiny_dir, tmp_path, capsys):
+    corpus, truth = generate_social(SMALL)
+    corpus.df.to_csv(tmp_path / "docs.csv", index=False)
+    edges = pd.DataFrame(list(corpus.graph.edges), columns=["source", "target"])
+    edges.to_csv(tmp_path / "edges.csv", index=False)
+    out = tmp_path / "run"
+    rc = main(["diffusion", "train", "--data", f"csv:{tmp_path / 'docs.csv'},{tmp_path / 'edges.csv'}", "--model",
+               tiny_dir, "--out", str(out), "--variants", "dcwe", "--epochs", "1", "--max-steps", "1",
+               "--batch-size", "8", "--no-progress"])
+    assert rc == 0 and (out / "dcwe" / "model.safetensors").is_file() and (out / "run.json").is_file()
+    rc = main(["diffusion", "analyze", "--checkpoint", str(out), "--word", "cloud", "--anchor", "server",
+               "--n", "5", "--out", str(tmp_path / "result.json"), "--no-progress"])
+    assert rc == 0
+    res = json.loads((tmp_path / "result.json").read_text())
+    assert res["word"] == "cloud" and res["n_neighbors"] == 5
+    assert {"unit", "time", "rhat", "n", "example"} <= set(res["rhat"][0])
+    assert set(res["first_arrival"]) == set(corpus.units)
+    assert [r["time"] for r in res["walk_flight"]] == [1, 2] and res["mode"]["mode"] in ("walk", "flight", None)
+    assert "recovered mode" in capsys.readouterr().out
+    # bad input: a word that never occurs -> one clear line, exit code 2
+    rc = main(["diffusion", "analyze", "--checkpoint", str(out), "--word", "zebra", "--anchor", "server",
+               "--out", str(tmp_path / "r2.json"), "--no-progress"])
+    assert rc == 2 and "never occurs" in capsys.readouterr().err
+    rc = main(["diffusion", "train", "--data", "parquet:x", "--out", str(tmp_path / "x")])
+    assert rc == 2 and "use world" in capsys.readouterr().err
+
+
+def test_cli_world_run_has_truth(tiny_dir, tmp_path):
+    out = tmp_path / "wrun"
+    rc = main(["diffusion", "train", "--data", "world", "--mode", "flight", "--model", tiny_dir, "--out", str(out),
+               "--variants", "dcwe", "--max-steps", "1", "--batch-size", "8", "--no-progress"])
+    assert rc == 0
+    truth = json.loads((out / "truth.json").read_text())
+    assert truth["mode"] == "flight"
+    rc = main(["diffusion", "analyze", "--checkpoint", str(out), "--word", truth["word"], "--anchor",
+               truth["anchor"], "--out", str(tmp_path / "r.json"), "--max-docs", "2", "--no-progress"])
+    res = json.loads((tmp_path / "r.json").read_text())
+    assert rc == 0 and res["planted"]["mode"] == "flight" and res["planted"]["anchor"] == truth["anchor"]
+    assert torch.tensor([r["rhat"] for r in res["rhat"]]).ge(0).all()
