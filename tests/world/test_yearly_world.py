@@ -111,3 +111,14 @@ def test_generate_yearly_returns_period_corpus():
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         yearly_frames(YearlyWorldConfig(**kw))
+
+
+def test_recent_history_forecasts_the_test_year_better_than_all_years(frames):
+    """What the frequency model exploits: last year's rate predicts 2021 far better than the
+    all-years average (the baseline's view), measured on realised log document frequencies."""
+    _, truth = frames
+    f = truth.assign(logf=np.log((truth.n_docs + 1) / (60 + 2))).pivot(index="word", columns="year", values="logf")
+    target = f[2021]
+    persistence = np.abs(f[2020] - target).mean()
+    all_years = np.abs(f.loc[:, 2010:2020].mean(axis=1) - target).mean()
+    assert persistence < 0.5 * all_years
