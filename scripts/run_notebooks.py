@@ -93,7 +93,7 @@ def export_html(nb, path: Path) -> None:
     path.write_text(body, encoding="utf-8")
 
 
-def format_values(values: dict, width: int = 70) -> str:
+def format_values(values: dict, width: int = 100) -> str:
     """'a=0.71, b=3' truncated to width."""
     parts = []
     for key, value in values.items():

@@ -179,7 +179,7 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2, sort_keys=True)
+            json.dump(data, fh, indent=2)  # insertion order: keys as notebooks record them
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
@@ -195,25 +195,25 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
 
 
 class _Lock:
-    """An advisory lock next to the summary file, so concurrent notebooks don't lose updates."""
+    """An advisory lock on the summary file's folder, so concurrent notebooks lose no updates."""
 
     def __init__(self, path: Path):
-        self.path = path.with_name(path.name + ".lock")
-        self.fh = None
+        self.folder = path.parent
+        self.fd = None
 
     def __enter__(self):
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.fh = open(self.path, "a")
+        self.folder.mkdir(parents=True, exist_ok=True)
         try:
             import fcntl
-
-            fcntl.flock(self.fh.fileno(), fcntl.LOCK_EX)
         except ImportError:  # Windows: no flock; the atomic rename still prevents torn files
-            pass
+            return self
+        self.fd = os.open(self.folder, os.O_RDONLY)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
         return self
 
     def __exit__(self, *exc):
-        self.fh.close()  # closing releases the flock
+        if self.fd is not None:
+            os.close(self.fd)  # closing releases the flock
 
 
 def update_summary(notebook: str, fields: Mapping[str, Any], path=None, replace=False) -> Path:

@@ -51,7 +51,7 @@ def test_record_summary_merges_keys_and_notebooks(tmp_path):
     assert data["notebooks"]["00_overview"]["values"] == {"world.posts": 10}
     assert "updated" in data["notebooks"]["01_stream"]
     # no temporary files left behind by the atomic write
-    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == ["summary.json"]
+    assert [p.name for p in path.parent.iterdir()] == ["summary.json"]
 
 
 def test_record_summary_converts_scalars_and_flattens(tmp_path):
