@@ -27,11 +27,11 @@ def frequency_trends(trends: pd.DataFrame, title: str = "Word frequency by year:
     for i, (word, g) in enumerate(trends.groupby("word", sort=False)):
         color = PALETTE[i % len(PALETTE)]
         a = g[g["series"] == "actual"].sort_values("year")
-        fig.add_trace(go.Scatter(x=a["year"], y=a["value"], mode="lines+markers", name=f"{word} (actual)",
+        fig.add_trace(go.Scatter(x=a["year"].tolist(), y=a["value"].tolist(), mode="lines+markers", name=f"{word} (actual)",
                                  line=dict(color=color), legendgroup=word))
         for j, s in enumerate(forecasts):
             f = g[g["series"] == s]
-            fig.add_trace(go.Scatter(x=f["year"], y=f["value"], mode="markers", name=f"{word} ({s})",
+            fig.add_trace(go.Scatter(x=f["year"].tolist(), y=f["value"].tolist(), mode="markers", name=f"{word} ({s})",
                                      marker=dict(color=color, size=12, symbol=symbols[j % len(symbols)],
                                                  line=dict(width=1, color="black")), legendgroup=word))
     fig.update_layout(title=title, xaxis_title="year", yaxis_title="relative token frequency",
@@ -55,7 +55,7 @@ def metric_bars(results: pd.DataFrame, metric: str = "test_content_ppl", referen
     """Bars of one metric per model; a dashed line at the reference model's value (lower is better)."""
     if metric not in results.columns:
         raise ValueError(f"metric={metric!r} is not a column; choose one of {list(results.columns)}")
-    fig = go.Figure(go.Bar(x=results["model"], y=results[metric], marker_color=[
+    fig = go.Figure(go.Bar(x=results["model"].tolist(), y=results[metric].tolist(), marker_color=[
         PALETTE[1] if m == reference else PALETTE[0] for m in results["model"]]))
     ref = results.loc[results["model"] == reference, metric]
     if len(ref):
@@ -99,7 +99,7 @@ def bias_change(tokens: Sequence[str], before: Sequence[float], after: Sequence[
     """Grouped bars of the forecast bias for some tokens, before and after a what-if edit."""
     if not len(tokens) == len(before) == len(after):
         raise ValueError(f"tokens, before, after need equal lengths, got {len(tokens)}, {len(before)}, {len(after)}")
-    fig = go.Figure([go.Bar(name="before", x=list(tokens), y=list(before), marker_color=PALETTE[7]),
-                     go.Bar(name="after", x=list(tokens), y=list(after), marker_color=PALETTE[1])])
+    fig = go.Figure([go.Bar(name="before", x=list(tokens), y=[float(v) for v in before], marker_color=PALETTE[7]),
+                     go.Bar(name="after", x=list(tokens), y=[float(v) for v in after], marker_color=PALETTE[1])])
     fig.update_layout(barmode="group", title=title, yaxis_title="bias added to the logit", template="plotly_white")
     return fig

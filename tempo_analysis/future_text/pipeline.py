@@ -44,13 +44,13 @@ class FutureTextSettings:
     n_head: int = 2
     block_size: int = 128           # tokens per training/scoring window
     dropout: float = 0.1
-    pretrain_epochs: int = 6        # the "pretrained LM" on all training years
+    pretrain_epochs: int = 4        # the "pretrained LM" on all training years
     lr: float = 3e-3
-    finetune_steps: int = 120       # optimiser steps per variant (same for every variant)
+    finetune_steps: int = 60        # optimiser steps per variant (same for every variant)
     finetune_lr: float = 5e-4
     bias_lr: float = 1e-2           # learning rate of the temporal-bias modules
     batch_size: int = 16
-    eval_every: int = 40            # dev-loss evaluations during fine-tuning (early stopping)
+    eval_every: int = 20            # dev-loss evaluations during fine-tuning (early stopping)
     window: int = 3                 # W previous years into the LSTM
     lstm_hidden: int = 32
     alpha: float = 1.0              # bias strength
@@ -256,19 +256,35 @@ class FutureTextExperiment:
         return perplexity(model, self.tokenizer_, self.texts_of(year), year, block_size=s.block_size,
                           batch_size=s.batch_size)
 
-    def run(self, variants=None) -> pd.DataFrame:
-        """Train and score variants; ``last-n`` expands to ``settings.last_n``. One row per model."""
-        variants = list(variants or VARIANTS)
+    def jobs(self, variants=None) -> list[tuple[str, int | None, str]]:
+        """(variant, n, model name) for each model to train; ``last-n`` expands to ``settings.last_n``."""
+        out = []
+        for v in list(variants or VARIANTS):
+            if v not in VARIANTS:
+                raise ValueError(f"variant={v!r}: use one of {', '.join(VARIANTS)}")
+            out += [(v, n, f"last-{n}") for n in self.settings.last_n] if v == "last-n" else [(v, None, v)]
+        return out
+
+    def run(self, variants=None, meteor_texts: int = 0, generation=None) -> pd.DataFrame:
+        """Train (unless already in ``models_``) and score each model; one row per model.
+
+        ``meteor_texts > 0`` also generates that many texts per model for the test year (seeded,
+        ``generation`` settings, default the paper's) and adds ``test_content_meteor``.
+        """
+        from tempo_analysis.evaluation.future_text import content_meteor
+        from tempo_analysis.future_text.generation import generate_texts
+
         rows = []
-        for v in variants:
-            jobs = [(v, n, f"last-{n}") for n in self.settings.last_n] if v == "last-n" else [(v, None, v)]
-            for variant, n, name in jobs:
-                model = self.models_.get(name) or self.train(variant, n, name)
-                row = {"model": name, "variant": variant}
-                for split, year in (("dev", self.dev_year), ("test", self.test_year)):
-                    m = self.evaluate(model, year)
-                    row.update({f"{split}_ppl": m["ppl"], f"{split}_content_ppl": m["content_ppl"]})
-                rows.append(row)
+        for variant, n, name in self.jobs(variants):
+            model = self.models_.get(name) or self.train(variant, n, name)
+            row = {"model": name, "variant": variant}
+            for split, year in (("dev", self.dev_year), ("test", self.test_year)):
+                m = self.evaluate(model, year)
+                row.update({f"{split}_ppl": m["ppl"], f"{split}_content_ppl": m["content_ppl"]})
+            if meteor_texts:
+                gen = generate_texts(model, self.tokenizer_, self.test_year, meteor_texts, settings=generation)
+                row["test_content_meteor"] = content_meteor(gen, self.texts_of(self.test_year))
+            rows.append(row)
         return pd.DataFrame(rows)
 
     def summary(self, results: pd.DataFrame) -> dict:

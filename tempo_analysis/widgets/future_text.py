@@ -1,0 +1,75 @@
+"""What-if widgets for notebook 04 (thin ipywidgets wrappers; the logic is in future_text.whatif).
+
+- ``generation_explorer``: target year + bias strength alpha -> regenerate baseline vs biased texts.
+- ``trend_injector``: "make word X rise over the last 3 years" -> the forecast bias and the
+  generations of a frequency model change.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as W
+from IPython.display import display
+
+from tempo_analysis.figures.future_text import bias_change, side_by_side
+from tempo_analysis.future_text.generation import GenerationSettings, generate_texts
+from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, word_pieces, word_token
+
+
+def _years(model) -> list[int]:
+    h = model.history_years
+    return list(range(h[0] + 1, h[-1] + 2))          # every year with a previous-year history
+
+
+def generation_explorer(exp, baseline, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
+    """Dropdown (year), slider (alpha), seed, button -> side-by-side texts. Returns the widget box."""
+    settings = settings or GenerationSettings(max_new_tokens=60)
+    year = W.Dropdown(options=_years(model), value=exp.test_year, description="target year")
+    alpha = W.FloatSlider(value=float(model.config.alpha), min=0.0, max=5.0, step=0.25, description="bias α")
+    seed = W.IntText(value=settings.seed, description="seed")
+    go_btn = W.Button(description="Regenerate", button_style="primary")
+    out = W.Output()
+
+    def run(_=None):
+        s = GenerationSettings(**{**settings.to_dict(), "seed": int(seed.value)})
+        left = generate_texts(baseline, exp.tokenizer_, year.value, n, settings=s)
+        right = generate_texts(model, exp.tokenizer_, year.value, n, alpha=alpha.value, settings=s)
+        out.clear_output(wait=True)
+        with out:
+            display(side_by_side(left, right, words, titles=("baseline", f"{model.config.variant} (α={alpha.value:g})"),
+                                 title=f"Generated texts for {year.value}"))
+
+    go_btn.on_click(run)
+    box = W.VBox([W.HBox([year, alpha, seed, go_btn]), out])
+    run()
+    return box
+
+
+def trend_injector(exp, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
+    """Text (word), slider (factor) and button -> bias before/after + generations before/after."""
+    settings = settings or GenerationSettings(max_new_tokens=60)
+    word = W.Text(value=(list(words) or ["kernel"])[0], description="word X")
+    factor = W.FloatLogSlider(value=8.0, base=2, min=0, max=5, step=0.5, description="rise ×")
+    last = W.IntSlider(value=3, min=1, max=min(5, len(model.history_years)), description="last years")
+    go_btn = W.Button(description="Inject trend", button_style="warning")
+    out = W.Output()
+
+    def run(_=None):
+        tok, year = exp.tokenizer_, exp.test_year
+        ids = word_pieces(tok, word.value)
+        shown = [word_token(tok, w) for w in dict.fromkeys([word.value, *words])]
+        before_bias = forecast_bias(model, year)
+        before = generate_texts(model, tok, year, n, settings=settings)
+        with injected_trend(model, exp.freq_table_, ids, last=last.value, factor=factor.value):
+            after_bias = forecast_bias(model, year)
+            after = generate_texts(model, tok, year, n, settings=settings)
+        out.clear_output(wait=True)
+        with out:
+            labels = [tok.decode([t]).strip() for t in shown]
+            display(bias_change(labels, before_bias[shown], after_bias[shown],
+                                title=f"Forecast bias for {year}: '{word.value}' ×{factor.value:g} over the last {last.value} years"))
+            display(side_by_side(before, after, [word.value, *words], titles=("as trained", "with the injected trend")))
+
+    go_btn.on_click(run)
+    box = W.VBox([W.HBox([word, factor, last, go_btn]), out])
+    run()
+    return box
