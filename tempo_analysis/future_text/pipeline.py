@@ -9,7 +9,8 @@ Protocol (mirrors the paper with a from-scratch LM in place of GPT-2, docs/metho
 2. a small GPT-2 ("the pretrained LM") is trained on every training year (or pass ``lm=``,
    e.g. ``gpt2`` online, with its own tokenizer);
 3. each variant starts from that LM and is fine-tuned for the SAME number of optimiser steps
-   (early stopping on dev loss, best weights kept): ``baseline`` on all training years,
+   (early stopping on dev loss, best weights kept; by default each batch holds one year's
+   documents, ``year_batches``, so the bias LSTM runs once per step): ``baseline`` on all training years,
    ``last-n`` on the last n training years, the bias variants on all training years with the
    temporal bias (bias modules get their own learning rate ``bias_lr``);
 4. history tables cover the first training year .. the year before the test year (the dev
@@ -51,6 +52,7 @@ class FutureTextSettings:
     bias_lr: float = 1e-2           # learning rate of the temporal-bias modules
     batch_size: int = 16
     eval_every: int = 20            # dev-loss evaluations during fine-tuning (early stopping)
+    year_batches: bool = True       # each fine-tuning batch from one year (bias LSTM once per step)
     window: int = 3                 # W previous years into the LSTM
     lstm_hidden: int = 32
     alpha: float = 1.0              # bias strength
@@ -97,6 +99,30 @@ def lm_examples(texts, years, tokenizer, block_size: int) -> Examples:
     enc = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
     return Examples([{"input_ids": w, "year": int(y)} for ids, y in zip(enc, years)
                      for w in document_windows(ids, bos, tokenizer.eos_token_id, block_size) if len(w) > 1])
+
+
+class YearBatchSampler(torch.utils.data.Sampler):
+    """Batches drawn from one year each (seeded; reshuffled every epoch): the temporal bias then
+    runs its LSTM for ONE distinct year per step instead of up to batch-size years."""
+
+    def __init__(self, years, batch_size: int, seed: int = 0):
+        self.years, self.batch_size, self.seed, self.epoch = np.asarray(years), int(batch_size), int(seed), 0
+
+    def _batches(self, epoch: int) -> list[list[int]]:
+        rng = np.random.default_rng([self.seed, epoch])
+        out = []
+        for y in np.unique(self.years):
+            idx = rng.permutation(np.flatnonzero(self.years == y))
+            out += [idx[i:i + self.batch_size].tolist() for i in range(0, len(idx), self.batch_size)]
+        return [out[i] for i in rng.permutation(len(out))]
+
+    def __iter__(self):
+        batches = self._batches(self.epoch)
+        self.epoch += 1
+        return iter(batches)
+
+    def __len__(self):
+        return len(self._batches(0))
 
 
 def make_collate(pad_id: int):
@@ -241,7 +267,11 @@ class FutureTextExperiment:
         cfg = self._train_config(max_epochs=None, max_steps=s.finetune_steps, lr=s.finetune_lr, schedule="linear",
                                  eval_every=s.eval_every, restore_best=True)
         trainer = Trainer(model, cfg, collate_fn=self._collate, param_groups=groups)
-        trainer.fit(examples, self._dev_examples)
+        data = examples
+        if s.year_batches:
+            sampler = YearBatchSampler([e["year"] for e in examples.items], s.batch_size, s.seed)
+            data = torch.utils.data.DataLoader(examples, batch_sampler=sampler, collate_fn=self._collate)
+        trainer.fit(data, self._dev_examples)
         model.config.train_years = sorted({e["year"] for e in examples.items})
         self.models_[name], self.trainers_[name] = model.eval(), trainer
         return model

@@ -48,23 +48,27 @@ def windows(table: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
     return g.permute(0, 2, 1, 3).contiguous()        # [U, V, W, F]   each token's own years
 
 
-def lstm_last_hidden(lstm: nn.LSTM, xproj: torch.Tensor) -> torch.Tensor:
-    """Last hidden state of a 1-layer ``nn.LSTM`` given inputs already projected by ``W_ih x + b_ih``.
+def lstm_last_hidden(lstm: nn.LSTM, x: torch.Tensor, projected: bool = False) -> torch.Tensor:
+    """Last hidden state of a 1-layer ``nn.LSTM`` over ``x [N, W, F]`` (same arithmetic, gates i, f, g, o).
 
-    ``xproj [N, W, 4H]``. The same arithmetic as ``nn.LSTM`` (gate order i, f, g, o), unrolled
-    over the short window: for N = years x vocab tiny sequences this is several times faster on
-    CPU than the fused kernel, and lets the input projection be shared between windows.
+    Unrolled over the short window: for N = years x vocab tiny sequences this is several times
+    faster on CPU than the fused kernel. ``projected=True`` means ``x`` already holds
+    ``W_ih x + b_ih`` (``[N, W, 4H]``), so a projection can be shared between windows.
     """
-    N, W, _ = xproj.shape
+    N, W, _ = x.shape
     H = lstm.hidden_size
-    h = xproj.new_zeros(N, H)
-    c = xproj.new_zeros(N, H)
-    w_hh, b_hh = lstm.weight_hh_l0, lstm.bias_hh_l0
+    w_ih, w_hh = lstm.weight_ih_l0, lstm.weight_hh_l0
+    bias = lstm.bias_hh_l0 if projected else lstm.bias_ih_l0 + lstm.bias_hh_l0
+    h = c = None
     for t in range(W):
-        gates = xproj[:, t] + b_hh if t == 0 else xproj[:, t] + torch.addmm(b_hh, h, w_hh.t())
-        i, f, g, o = gates.chunk(4, dim=1)
-        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-        h = torch.sigmoid(o) * torch.tanh(c)
+        gates = x[:, t] + bias if projected else torch.addmm(bias, x[:, t], w_ih.t())   # [N, 4H]
+        if h is not None:
+            gates = torch.addmm(gates, h, w_hh.t())
+        act = torch.sigmoid(gates)                   # one kernel for i, f, o (g's slice is unused)
+        i, f, o = act[:, :H], act[:, H:2 * H], act[:, 3 * H:]
+        g = torch.tanh(gates[:, 2 * H:3 * H])
+        c = i * g if c is None else f * c + i * g    # h0 = c0 = 0
+        h = o * torch.tanh(c)
     return h
 
 
@@ -93,12 +97,18 @@ class WindowLSTMBias(nn.Module):
     def forward(self, rows: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
         """rows ``[R, V, F]`` normalised history rows, idx ``[U, W]`` -> ``[U, V]`` or ``[U, V, d]``.
 
-        The input projection runs once per history ROW (distinct year), then windows are gathered.
+        Wide inputs (contextual embeddings) are projected by the LSTM's input weights once per
+        history ROW (distinct year) and then gathered into windows; narrow ones (frequency, F=1)
+        are gathered first, which moves less memory.
         """
-        xproj = rows @ self.lstm.weight_ih_l0.t() + self.lstm.bias_ih_l0    # [R, V, 4H]
-        win = windows(xproj, idx)                                            # [U, V, W, 4H]
+        lstm = self.lstm
+        if rows.shape[-1] > 4 * lstm.hidden_size:
+            xproj = rows @ lstm.weight_ih_l0.t() + lstm.bias_ih_l0                   # [R, V, 4H]
+            win, projected = windows(xproj, idx), True                               # [U, V, W, 4H]
+        else:
+            win, projected = windows(rows, idx), False                               # [U, V, W, F]
         U, V, W, G = win.shape
-        h = lstm_last_hidden(self.lstm, win.reshape(U * V, W, G))           # row u*V+v = token v of year u
+        h = lstm_last_hidden(lstm, win.reshape(U * V, W, G), projected)            # row u*V+v = token v of year u
         out = self.head(h).reshape(U, V, -1)
         return out[..., 0] if out.shape[-1] == 1 else out
 

@@ -44,7 +44,8 @@ def test_unrolled_lstm_matches_nn_lstm():
     x = torch.randn(7, 3, 5)
     _, (h, _) = lstm(x)
     xproj = x @ lstm.weight_ih_l0.t() + lstm.bias_ih_l0
-    torch.testing.assert_close(lstm_last_hidden(lstm, xproj), h[-1])
+    torch.testing.assert_close(lstm_last_hidden(lstm, xproj, projected=True), h[-1])
+    torch.testing.assert_close(lstm_last_hidden(lstm, x), h[-1])
 
 
 @pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context", 4)])
