@@ -1,0 +1,115 @@
+"""Stream figures (asserted on fig.to_dict()), what-if edits and the notebook widgets."""
+
+import numpy as np
+import pytest
+
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.evaluation.classification import cross_validate
+from tempo_analysis.figures import stream as figs
+from tempo_analysis.stream.pipeline import TempoFormerClassifier, what_if
+
+from .conftest import make_timelines
+
+
+def arr(v) -> np.ndarray:
+    """A figure dict's array: plotly 6 stores numpy arrays as {"dtype", "bdata"(, "shape")}."""
+    if isinstance(v, dict) and "bdata" in v:
+        import base64
+
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
+        return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
+    return np.asarray(v)
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    tl = make_timelines(n_timelines=4, n_posts=(6, 5), labels=("O", "IS", "IE"), seed=5)
+    clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2), window=3, epochs=1,
+                                progress=False, device="cpu").fit(tl)
+    import torch
+
+    with torch.no_grad():  # a barely trained tiny model hardly looks at time: make its stream modules loud
+        torch.manual_seed(0)
+        for p in [*clf.model_.temporal.parameters(), *clf.model_.head.parameters()]:
+            p.normal_(0, 0.3)
+    return clf, tl
+
+
+def test_timeline_and_probability_plots(fitted):
+    clf, tl = fitted
+    d = figs.timeline_plot(tl).to_dict()
+    assert {t["name"] for t in d["data"]} <= {"O", "IS", "IE"}
+    assert sum(len(arr(t["x"])) for t in d["data"]) == len(tl.df)
+    change = [t for t in d["data"] if t["name"] != "O"]
+    assert all(t["marker"]["symbol"] == "diamond" for t in change)
+    tid = tl.timeline_ids[1]
+    proba = clf.predict_proba(tl)
+    d = figs.probability_plot(tl, tid, proba, clf.label_names_).to_dict()
+    lines = {t["name"]: t for t in d["data"]}
+    assert set(lines) >= {"P(IS)", "P(IE)"} and "P(O)" not in lines
+    rows = tl.timeline(tid).index.to_numpy()
+    np.testing.assert_allclose(arr(lines["P(IS)"]["y"]), proba[rows, clf.label_names_.index("IS")])
+
+
+def test_comparison_table_confusion_and_window_charts(fitted):
+    _, tl = fitted
+    names = tl.label_names
+    from tempo_analysis.models.stream_baselines import PriorRandomClassifier
+
+    res = {m: cross_validate(lambda s: PriorRandomClassifier(seed=s), tl, folds=2, seeds=(0, 1), progress=False)
+           for m in ("a", "b")}
+    d = figs.comparison_chart(res, names).to_dict()
+    assert [t["name"] for t in d["data"]] == ["a", "b"]
+    assert list(d["data"][0]["x"]) == names + ["macro-F1"]
+    assert d["data"][0]["y"][-1] == pytest.approx(res["a"]["summary"]["macro_f1"]["mean"])
+    t = figs.results_table(res, names, reference="a").to_dict()["data"][0]
+    assert t["header"]["values"][-1] == "Δ macro" and list(t["cells"]["values"][0]) == ["a", "b"]
+    c = figs.confusion_heatmap(res["a"]["summary"]["confusion"], names).to_dict()["data"][0]
+    assert arr(c["z"]).sum() == 2 * len(tl.df)
+    w = figs.window_chart({"5": res["a"], "10": res["b"]}, names).to_dict()
+    assert list(arr(w["data"][0]["x"])) == [5, 10]
+
+
+def test_attention_heatmap(fitted):
+    clf, tl = fitted
+    pid = tl.timeline(tl.timeline_ids[0])["post_id"].iloc[4]
+    att = clf.temporal_attention(tl, pid)
+    d = figs.attention_heatmap(att, texts=tl.df.set_index("post_id").loc[att["post_ids"], "text"].tolist()).to_dict()
+    z = arr(d["data"][0]["z"])
+    assert z.shape == (3, 3) and np.allclose(z.sum(1), 1, atol=1e-5)
+    assert d["data"][0]["x"][-1] == "2: now"
+
+
+def test_what_if_edits_text_gap_and_window(fitted):
+    clf, tl = fitted
+    df = tl.timeline(tl.timeline_ids[0])
+    pid = df["post_id"].iloc[3]
+    base = what_if(clf, tl, pid)
+    np.testing.assert_allclose(base, clf.predict_proba(tl)[df.index[3]], atol=1e-6)
+    assert not np.allclose(what_if(clf, tl, pid, text="wow wow wow totally new words here"), base, atol=1e-7)
+    far = what_if(clf, tl, pid, gap_seconds=3 * 86400.0)
+    assert far.shape == base.shape and np.isclose(far.sum(), 1, atol=1e-5)
+    assert not np.allclose(far, base, atol=1e-7)
+    assert what_if(clf, tl, pid, window=1).shape == base.shape
+    with pytest.raises(ValueError, match="gap_seconds"):
+        what_if(clf, tl, pid, gap_seconds=-5)
+
+
+def test_widgets_build_and_react(fitted):
+    pytest.importorskip("ipywidgets")
+    from tempo_analysis.widgets.stream import timeline_viewer, what_if_panel
+
+    clf, tl = fitted
+    viewer = timeline_viewer(clf, tl)
+    pick, fig = viewer.children
+    pick.value = tl.timeline_ids[2]
+    assert tl.timeline_ids[2] in fig.layout.title.text
+    panel = what_if_panel(clf, tl, max_window=6)
+    picks, text, sliders, status, bars = panel.children
+    gap, window = sliders.children
+    assert np.isclose(sum(bars.data[0].y), 1, atol=1e-3) and "true label" in status.value
+    gap.value = 2 * 86400.0
+    window.value = 2
+    text.value = "Out of nowhere, everything changed."
+    want = what_if(clf, tl, picks.children[1].value, text=text.value, gap_seconds=gap.value, window=2)
+    np.testing.assert_allclose(bars.data[0].y, np.round(want, 4), atol=1e-4)
