@@ -52,7 +52,7 @@ from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_prob
 # %% tags=["parameters"]
 DATA = "world"  # "world", "nltk:DIR" (gutenberg vs brown), "semeval:DIR" or "dwug:DIR"
 USE_NLTK = False  # True: ../shared/data/nltk_data/corpora (gutenberg, 19th c. vs brown, 1961)
-METHODS = list(NOTEBOOK_METHODS)  # add "scaled-exp", "scaled-doc", or drop some to save time
+METHODS = list(NOTEBOOK_METHODS)  # temporal-attention, plain, time-token; add "scaled-linear", "scaled-exp", "scaled-doc" (~30-60 s each)
 SCORERS = ["cosine", "prt", "apd-within"]  # also "apd", "jsd"
 SAMPLES = None  # usages per word and period (None: notebook default, 30)
 LAYERS = None  # average of the last h layers (None: default, 4)

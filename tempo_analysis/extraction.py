@@ -10,9 +10,11 @@ What it does, in order:
 3. Window: a sentence longer than ``max_length`` keeps ``max_length`` tokens *centred on the
    target* (the usage's ``windowed`` flag says so) instead of being cut at the end and losing it.
 4. Optional prefix ids after [CLS] (the time-token baseline prepends a period token).
-5. Sort by length and batch neighbours together (little padding), run under
-   ``torch.inference_mode()``, and pool the target's pieces with a per-row weight matrix:
-   ``pooled[l, b] = Σ_n w[b, n] · H[l, b, n, :]`` with ``w = 1/len`` on the target's pieces. Each
+5. Run each distinct (token ids, period) once: several targets in one sentence, or a sentence
+   sampled twice, share one forward.
+6. Sort by length and batch neighbours together (little padding), run under
+   ``torch.inference_mode()``, and pool each usage's pieces with a per-usage weight matrix:
+   ``pooled[u, l] = Σ_n w[u, n] · H[l, row(u), n, :]`` with ``w = 1/len`` on the target's pieces. Each
    hidden dimension stays in place (the reference reshaped in the wrong order and mixed dimensions).
 
 Models: ``TemporalAttentionForMaskedLM`` / ``TemporalAttentionModel`` (take ``time``), or any HF
@@ -127,7 +129,20 @@ def extract_target_vectors(model, tokenizer, usages: list[TargetUsage], *, time=
         if time.shape != (len(usages),):
             raise ValueError(f"time must give one period index per usage ({len(usages)}), got shape {time.shape}.")
     rows, spans, windowed = prepare(tokenizer, usages, max_length=max_length, prefix_ids=prefix_ids)
-    order = np.argsort([len(r) for r in rows], kind="stable") if sort_by_length else np.arange(len(rows))
+    # one forward per distinct (token ids, period): several targets in one sentence, or repeated
+    # sentences, share it; each usage then pools its own span from that row
+    key_of, uniq, owner = {}, [], np.zeros(len(rows), dtype=np.int64)
+    for i, row in enumerate(rows):
+        key = (tuple(row), int(time[i]) if time is not None else None)
+        if key not in key_of:
+            key_of[key] = len(uniq)
+            uniq.append(i)
+        owner[i] = key_of[key]
+    users = [[] for _ in uniq]
+    for i, j in enumerate(owner):
+        users[j].append(i)
+    lengths = [len(rows[i]) for i in uniq]
+    order = np.argsort(lengths, kind="stable") if sort_by_length else np.arange(len(uniq))
     device = next(model.parameters()).device
     pad = tokenizer.pad_token_id or 0
     out, kept = None, None
@@ -136,41 +151,53 @@ def extract_target_vectors(model, tokenizer, usages: list[TargetUsage], *, time=
     try:
         with torch.inference_mode():
             for b0 in tqdm(range(0, len(order), batch_size), disable=not progress, desc="embedding usages"):
-                idx = order[b0:b0 + batch_size]
-                n = max(len(rows[i]) for i in idx)
-                ids = torch.full((len(idx), n), pad, dtype=torch.long)
-                mask = torch.zeros((len(idx), n), dtype=torch.long)
-                weight = torch.zeros((len(idx), n))
-                for r, i in enumerate(idx):
-                    ids[r, :len(rows[i])] = torch.tensor(rows[i])
-                    mask[r, :len(rows[i])] = 1
+                batch = order[b0:b0 + batch_size]                     # indices into uniq
+                n = max(lengths[j] for j in batch)
+                ids = torch.full((len(batch), n), pad, dtype=torch.long)
+                mask = torch.zeros((len(batch), n), dtype=torch.long)
+                for r, j in enumerate(batch):
+                    row = rows[uniq[j]]
+                    ids[r, :len(row)] = torch.tensor(row)
+                    mask[r, :len(row)] = 1
+                members = [i for j in batch for i in users[j]]         # usages served by this batch
+                local = torch.tensor([r for r, j in enumerate(batch) for _ in users[j]])
+                weight = torch.zeros((len(members), n))
+                for u, i in enumerate(members):
                     a, b = spans[i]
-                    weight[r, a:b] = 1.0 / (b - a)
-                t = torch.as_tensor(time[idx], device=device) if time is not None else None
+                    weight[u, a:b] = 1.0 / (b - a)
+                t = torch.as_tensor(time[[uniq[j] for j in batch]], device=device) if time is not None else None
                 hs = _hidden_states(model, ids.to(device), mask.to(device), t)
                 if kept is None:
                     kept = list(range(len(hs))) if layers is None else [int(l) % len(hs) for l in layers]
                     out = np.zeros((len(usages), len(kept), hs[0].shape[-1]), dtype=np.float32)
-                H = torch.stack([hs[l] for l in kept])                       # [L, B, n, D]
-                pooled = torch.einsum("lbnd,bn->bld", H.float(), weight.to(device))
-                out[idx] = pooled.cpu().numpy()
+                H = torch.stack([hs[l] for l in kept])[:, local.to(device)]   # [L, U, n, D]
+                pooled = torch.einsum("lund,un->uld", H.float(), weight.to(device))
+                out[members] = pooled.cpu().numpy()
     finally:
         model.train(was_training)
     n_pieces = np.array([b - a for a, b in spans])
     return TargetVectors(out, usages, kept, n_pieces, windowed)
 
 
-def extract_one_by_one(model, tokenizer, usages, *, time=None, layers=None, max_length=128, prefix_ids=None):
-    """The naive path (one sentence per forward, autograd on): the benchmark's baseline only."""
+def extract_one_by_one(model, tokenizer, usages, *, time=None, layers=None, max_length=128, prefix_ids=None,
+                       pad_to: int | None = None):
+    """The naive path (one sentence per forward, autograd on): the benchmark's baseline only.
+
+    ``pad_to``: pad every sentence to this many tokens (fixed-length pipelines do this).
+    """
     rows, spans, windowed = prepare(tokenizer, usages, max_length=max_length, prefix_ids=prefix_ids)
     device = next(model.parameters()).device
     vecs = []
     was_training = model.training
     model.eval()
     for i, row in enumerate(rows):
-        ids = torch.tensor([row], device=device)
+        n = max(len(row), pad_to or 0)
+        ids = torch.full((1, n), tokenizer.pad_token_id or 0, dtype=torch.long, device=device)
+        ids[0, :len(row)] = torch.tensor(row)
+        mask = torch.zeros_like(ids)
+        mask[0, :len(row)] = 1
         t = torch.tensor([int(time[i])], device=device) if time is not None else None
-        hs = _hidden_states(model, ids, torch.ones_like(ids), t)
+        hs = _hidden_states(model, ids, mask, t)
         kept = list(range(len(hs))) if layers is None else [int(l) % len(hs) for l in layers]
         a, b = spans[i]
         vecs.append(torch.stack([hs[l][0, a:b].mean(0) for l in kept]).detach().cpu().numpy())

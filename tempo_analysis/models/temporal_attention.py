@@ -263,8 +263,10 @@ class TemporalAttentionModel(TemporalAttentionPreTrainedModel):
         if attention_mask is None:
             attention_mask = torch.ones_like(input_ids)
         key_mask = attention_mask.to(self.word_embeddings.weight.dtype)
-        # additive bias [B,1,1,n]: 0 on real keys, -inf-ish on padding (rows never fully masked: [CLS] is real)
-        attn_bias = (1.0 - key_mask)[:, None, None, :] * torch.finfo(key_mask.dtype).min
+        # additive bias [B,1,1,n]: 0 on real keys, -inf-ish on padding (rows never fully masked: [CLS] is
+        # real); None when nothing is padded (length-bucketed batches), which lets SDPA skip the mask
+        attn_bias = None if bool(attention_mask.all()) else \
+            (1.0 - key_mask)[:, None, None, :] * torch.finfo(key_mask.dtype).min
         time_emb, scale = None, None
         if self.config.time_attention in ("faithful", "modulated"):
             ids, _ = self.time_ids(input_ids, attention_mask, time)

@@ -26,7 +26,7 @@ DEFAULT = RankConfig(method="temporal-attention", form=TEMPORAL_FORM, scorer="co
 NOTEBOOK_SEED = 0
 NOTEBOOK_TRAIN = replace(DEFAULT_TRAIN, head_steps=60, epochs=0.5, max_length=48, batch_size=32)
 NOTEBOOK = replace(DEFAULT, samples=30, train=NOTEBOOK_TRAIN, seed=NOTEBOOK_SEED)
-NOTEBOOK_METHODS = ("temporal-attention", "plain", "time-token", "scaled-linear")
+NOTEBOOK_METHODS = ("temporal-attention", "plain", "time-token")   # + "scaled-linear", "scaled-exp", "scaled-doc"
 
 
 def notebook_config(method: str = "temporal-attention", **overrides) -> RankConfig:

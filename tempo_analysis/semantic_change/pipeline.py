@@ -222,7 +222,7 @@ class RankConfig:
     samples: int | None = 60          # n usages per word and period (seeded)
     seed: int = 0
     encoder: str = "default"
-    add_targets: bool = True          # targets the tokenizer splits become whole tokens
+    add_targets: bool = True          # with post-training: targets the tokenizer splits become whole tokens
     train: PostTrainConfig | None = field(default_factory=PostTrainConfig)   # None = no post-training
     batch_size: int = 64
     max_length: int = 128
@@ -255,9 +255,10 @@ def run_rank(data: ChangeData, cfg: RankConfig, *, model: ChangeModel | None = N
         doc_counts = data.corpus.df["period"].value_counts().reindex(data.periods).tolist()
         model = build_model(cfg.method, data.periods, encoder=cfg.encoder, doc_counts=doc_counts,
                             form=cfg.form, seed=cfg.seed)
-        if cfg.add_targets:
+        trains = cfg.train is not None and cfg.train.epochs > 0     # --train-epochs 0 skips post-training
+        if cfg.add_targets and trains:      # new whole tokens only make sense when training can fit them
             model.added_targets = add_target_tokens(model, data.targets)
-        if cfg.train is not None and cfg.train.epochs > 0:     # --train-epochs 0 skips post-training
+        if trains:
             train_model(model, data, cfg.train)
     timings["model_s"] = _time.perf_counter() - t0
     usages, missing = sample_usages(data, cfg.samples, cfg.seed)

@@ -93,3 +93,22 @@ def test_offsets_that_do_not_match_the_sentence_raise(tiny):
         TargetUsage.checked("mouse", "old", "A mouse.", 0, 5, surface="mouse")
     with pytest.raises(DataError, match="no usages"):
         extract_target_vectors(model, tok, [], progress=False)
+
+
+def test_one_forward_per_distinct_sentence_serves_every_target_in_it(tiny):
+    model, tok = tiny
+    text = "The mouse sat on the cell phone next to another mouse."
+    us = [TargetUsage("mouse", "old", text, 4, 9), TargetUsage("cell", "old", text, 21, 25),
+          TargetUsage("mouse", "old", text, 48, 53), TargetUsage("mouse", "old", text, 4, 9)]
+    calls = []
+    real = model.forward
+    model.forward = lambda *a, **k: calls.append(k["input_ids"].shape) or real(*a, **k)
+    try:
+        fast = extract_target_vectors(model, tok, us, progress=False)
+    finally:
+        del model.forward
+    assert calls == [(1, 14)]                                  # one sentence, one row, one forward
+    slow = extract_one_by_one(model, tok, us)
+    np.testing.assert_allclose(fast.vectors, slow.vectors, atol=1e-5)
+    assert not np.allclose(fast.vectors[0], fast.vectors[2])   # the two "mouse" usages differ
+    np.testing.assert_array_equal(fast.vectors[0], fast.vectors[3])
