@@ -13,7 +13,8 @@ The model reads top to bottom:
    * ``"faithful"`` -- the paper's ``softmax(Q Tᵀ T Kᵀ / (‖T‖ √d))``. Note
      ``(Q Tᵀ T Kᵀ)_ij = q_i (Σ_a t_aᵀ t_a) k_jᵀ = q_i M k_jᵀ`` with ``M = TᵀT`` (d×d), so we form
      ``Q' = Q M / ‖T‖`` in O(n·d²) per head and hand ``(Q', K, V)`` to ``F.scaled_dot_product_attention``
-     (fused kernel), never building the n×n×d triple product. ``M`` and ``‖T‖`` (Frobenius) are taken
+     (fused kernel), never building the n×n×d triple product. Since tokens take only P+2 time ids,
+     ``M = Σ_k c_k τ_kᵀ τ_k`` (c_k = tokens with time id k) and W_T runs on the P+2 table rows only. ``M`` and ``‖T‖`` (Frobenius) are taken
      **per example** over its real tokens only -- the reference took the norm over the whole batch
      tensor, so a sentence's vectors depended on its batch mates and on padding.
      *Rank-1 property*: when every token shares one time vector t (no pads or masks),
@@ -130,32 +131,43 @@ class TimeSelfAttention(nn.Module):
         B, n, _ = x.shape
         return x.view(B, n, self.H, self.d).transpose(1, 2)
 
-    def time_qk(self, x, time_emb, key_mask, scale):
-        """Queries and keys after time conditioning (shared by forward and the explicit scores)."""
+    def time_qk(self, x, time, key_mask, scale):
+        """Queries and keys after time conditioning (shared by forward and the explicit scores).
+
+        ``time = (ids [B,n], table [K,D])``: per-token time ids and the time-embedding table. W_T is
+        applied to the K = P+2 table rows once (not to every token), then gathered: exact, and it
+        keeps the time overhead negligible. For the faithful form ``Σ_a t_aᵀ t_a = Σ_k c_k τ_kᵀ τ_k``
+        with c_k the example's count of real tokens at time id k.
+        """
         q, k = self._split(self.query(x)), self._split(self.key(x))
+        if self.form in ("faithful", "modulated"):
+            ids, table = time
+            tau = self.time(table)                                             # [K, D]
         if self.form == "faithful":
-            T = self._split(self.time(time_emb)) * key_mask[:, None, :, None]  # pads add nothing to TᵀT
-            M = T.transpose(-1, -2) @ T                                        # [B,H,d,d] = Σ_a t_aᵀ t_a
-            norm = T.pow(2).sum(dim=(1, 2, 3)).sqrt().clamp_min(1e-6)           # ‖T‖_F per example
+            K = tau.shape[0]
+            counts = (F.one_hot(ids, K).to(q.dtype) * key_mask[..., None]).sum(1)   # [B, K]; pads excluded
+            tau_h = tau.view(K, self.H, self.d)
+            M = torch.einsum("bk,khd,khe->bhde", counts, tau_h, tau_h)         # [B,H,d,d] = TᵀT per example
+            norm = (counts @ tau.pow(2).sum(-1)).sqrt().clamp_min(1e-6)         # ‖T‖_F per example
             qt = (q @ M) / norm[:, None, None, None]
             q = q + self.time_gate[None, :, None, None] * qt if self.residual else qt
         elif self.form == "modulated":
-            u = self._split(self.time(time_emb))
+            u = self._split(tau[ids])
             q, k = q * (1.0 + u), k * (1.0 + u)
         elif self.form == "scaled":
             q = q * scale[:, None, :, None]                                    # s(t_i) per query token
         return q, k
 
-    def forward(self, x, time_emb, key_mask, attn_bias, scale=None):
-        q, k = self.time_qk(x, time_emb, key_mask, scale)
+    def forward(self, x, time, key_mask, attn_bias, scale=None):
+        q, k = self.time_qk(x, time, key_mask, scale)
         v = self._split(self.value(x))
         p = self.dropout if self.training else 0.0
         out = F.scaled_dot_product_attention(q, k, v, attn_mask=attn_bias, dropout_p=p)
         return out.transpose(1, 2).reshape(x.shape)
 
-    def scores(self, x, time_emb, key_mask, scale=None):
+    def scores(self, x, time, key_mask, scale=None):
         """Explicit pre-softmax scores [B,H,n,n] (O(n²); for tests and figures only)."""
-        q, k = self.time_qk(x, time_emb, key_mask, scale)
+        q, k = self.time_qk(x, time, key_mask, scale)
         return (q @ k.transpose(-1, -2)) / math.sqrt(self.d)
 
 
@@ -171,8 +183,8 @@ class TemporalLayer(nn.Module):
         self.ffn_norm, self.act = nn.LayerNorm(D, eps=eps), ACT2FN[config.hidden_act]
         self.drop = nn.Dropout(config.hidden_dropout_prob)
 
-    def forward(self, x, time_emb, key_mask, attn_bias, scale=None):
-        a = self.attention(x, time_emb, key_mask, attn_bias, scale)
+    def forward(self, x, time, key_mask, attn_bias, scale=None):
+        a = self.attention(x, time, key_mask, attn_bias, scale)
         x = self.attn_norm(x + self.drop(self.attn_out(a)))
         return self.ffn_norm(x + self.drop(self.ffn_out(self.act(self.ffn_in(x)))))
 
@@ -267,17 +279,17 @@ class TemporalAttentionModel(TemporalAttentionPreTrainedModel):
         # real); None when nothing is padded (length-bucketed batches), which lets SDPA skip the mask
         attn_bias = None if bool(attention_mask.all()) else \
             (1.0 - key_mask)[:, None, None, :] * torch.finfo(key_mask.dtype).min
-        time_emb, scale = None, None
+        tctx, scale = None, None
         if self.config.time_attention in ("faithful", "modulated"):
             ids, _ = self.time_ids(input_ids, attention_mask, time)
-            time_emb = self.time_embeddings(ids)
+            tctx = (ids, self.time_embeddings.weight)
         elif self.config.time_attention == "scaled":
             _, period = self.time_ids(input_ids, attention_mask, time)
             scale = self.period_scales[period]
         h = self.embed(input_ids, token_type_ids)
         hidden = [h]
         for layer in self.layers:
-            h = layer(h, time_emb, key_mask, attn_bias, scale)
+            h = layer(h, tctx, key_mask, attn_bias, scale)
             hidden.append(h)
         return {"last_hidden_state": h, "hidden_states": tuple(hidden) if output_hidden_states else None}
 
@@ -288,12 +300,12 @@ class TemporalAttentionModel(TemporalAttentionPreTrainedModel):
             attention_mask = torch.ones_like(input_ids)
         hs = self.forward(input_ids, attention_mask, time=time)["hidden_states"]
         key_mask = attention_mask.to(hs[0].dtype)
-        time_emb, scale = None, None
+        tctx, scale = None, None
         if self.config.time_attention in ("faithful", "modulated"):
-            time_emb = self.time_embeddings(self.time_ids(input_ids, attention_mask, time)[0])
+            tctx = (self.time_ids(input_ids, attention_mask, time)[0], self.time_embeddings.weight)
         elif self.config.time_attention == "scaled":
             scale = self.period_scales[self.time_ids(input_ids, attention_mask, time)[1]]
-        return self.layers[layer].attention.scores(hs[layer], time_emb, key_mask, scale)
+        return self.layers[layer].attention.scores(hs[layer], tctx, key_mask, scale)
 
 
 class MLMHead(nn.Module):
