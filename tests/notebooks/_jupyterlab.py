@@ -37,12 +37,14 @@ CHROMIUM_ARGS = [
 ]
 
 # Lab settings for the throwaway server: no news or update checks (no internet here, and their
-# toast would cover the notebook in screenshots).
+# toast would cover the notebook in screenshots); record cell timings.
 LAB_SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false",
         "checkForUpdates": False,
     },
+    # per-cell execution times in the saved notebook, to compare with the headless run
+    "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"recordTiming": True},
 }
 
 

@@ -32,6 +32,8 @@ NOTEBOOKS_DIR = Path(os.environ.get("TEMPO_ANALYSIS_NOTEBOOKS_DIR", ROOT / "note
 NOTEBOOKS = sorted(NOTEBOOKS_DIR.glob("*.ipynb"))
 NOTEBOOK_TIMEOUT = float(os.environ.get("TEMPO_ANALYSIS_NOTEBOOK_TIMEOUT", 900))
 EXECUTED_DIR = ROOT / "build" / "test-notebooks"
+# notebook -> (headless seconds, browser seconds), printed at the end of the session
+TIMINGS: dict[str, tuple[float, float]] = {}
 
 
 def notebook_params():

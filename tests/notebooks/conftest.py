@@ -7,9 +7,18 @@ import pytest
 # the helper modules sit next to this file; make them importable under any --import-mode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _notebook_runs import NotebookRuns  # noqa: E402
+from _notebook_runs import TIMINGS, NotebookRuns  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def notebook_runs(tmp_path_factory) -> NotebookRuns:
     return NotebookRuns(tmp_path_factory.mktemp("notebook-runs"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """How long each notebook ran headless (nbclient) and then in JupyterLab."""
+    if TIMINGS:
+        terminalreporter.section("notebook run times (seconds)")
+        terminalreporter.write_line(f"{'notebook':<28}{'headless':>10}{'browser':>10}")
+        for name, (headless, browser) in TIMINGS.items():
+            terminalreporter.write_line(f"{name:<28}{headless:>10.1f}{browser:>10.1f}")

@@ -35,12 +35,11 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-from pathlib import Path
-
 import warnings
 
+import nbformat
 import pytest
-from _notebook_runs import NOTEBOOK_TIMEOUT, NOTEBOOKS_DIR, ROOT, notebook_params
+from _notebook_runs import EXECUTED_DIR, NOTEBOOK_TIMEOUT, NOTEBOOKS_DIR, ROOT, TIMINGS, notebook_params
 
 from tempo_analysis import notebook as nbk
 
@@ -89,8 +88,21 @@ def lab(tmp_path_factory, notebook_runs):
                 browser.close()
 
 
+def executed_seconds(nb) -> float:
+    """Wall time from the first cell's start to the last cell's reply, from cell metadata."""
+    import datetime as dt
+
+    stamps = [c.metadata.get("execution", {}) for c in nb.cells if c.cell_type == "code"]
+    starts = [s["iopub.execute_input"] for s in stamps if "iopub.execute_input" in s]
+    ends = [s["shell.execute_reply"] for s in stamps if "shell.execute_reply" in s]
+    if not starts or not ends:
+        return float("nan")
+    parse = lambda s: dt.datetime.fromisoformat(s.replace("Z", "+00:00"))  # noqa: E731
+    return (max(map(parse, ends)) - min(map(parse, starts))).total_seconds()
+
+
 @pytest.mark.parametrize("path", notebook_params())
-def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs):
+def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
     import _jupyterlab as jl
 
     base_url, browser, root = lab
@@ -105,6 +117,11 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs):
     try:
         state = jl.run_all_in_lab(page, base_url, path.name, timeout_s=NOTEBOOK_TIMEOUT, workspace=path.stem)
         saved = jl.save_notebook(page, root / path.name)
+        nbformat.write(saved, EXECUTED_DIR / f"{path.stem}.lab.ipynb")  # for inspection
+        # how much the shared cache saved: the headless run's time against the browser run's
+        TIMINGS[path.stem] = (headless.seconds, executed_seconds(saved))
+        record_property("headless_seconds", round(headless.seconds, 1))
+        record_property("browser_seconds", round(TIMINGS[path.stem][1], 1))
     finally:
         try:
             jl.screenshot_notebook(page, SCREENSHOTS / f"{path.stem}.png")
