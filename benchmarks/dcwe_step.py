@@ -5,7 +5,9 @@
 
 All three paths train the same encoder on the same batches in one process, interleaved
 (A B C A B C ...) so machine load hits them alike; each reports the median step time.
-- per-batch: each needed slice's GAT runs once per batch, rows gathered (DCWEForMaskedLM).
+- per-batch: each needed slice's GAT runs once per batch, rows gathered (DCWEForMaskedLM). Batches
+  hold one time slice each, as the training pipeline builds them (SliceBatchSampler): 2 GAT passes
+  per step (s_t and s_{t-1}); `--mixed-slices` draws every example's slice at random instead.
 - per-example: the reference code's design, the full-graph GAT once per example for s_t and once
   for s_{t-1} (2·B passes per step); everything else identical.
 - plain: the encoder's MLM alone (CWE), same masked-positions-only output layer.
@@ -56,6 +58,8 @@ def main(argv=None) -> int:
     ap.add_argument("--units", type=int, default=535, help="graph nodes (paper ArXiv: 535)")
     ap.add_argument("--edges", type=int, default=5165, help="graph edges (paper ArXiv: 5,165)")
     ap.add_argument("--slices", type=int, default=10)
+    ap.add_argument("--mixed-slices", action="store_true",
+                    help="batches mix slices (default: one slice per batch, as the pipeline trains)")
     ap.add_argument("--steps", type=int, default=8, help="timed steps per path (after 1 warm-up step)")
     ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--seed", type=int, default=0)
@@ -87,8 +91,10 @@ def main(argv=None) -> int:
 
     def batch():
         ids = rng.choice(vocab_ids + list(range(1000, 2000)), size=(args.batch_size, args.seq_len - 2))
+        one = int(rng.integers(1, args.slices))  # training batches hold one slice (SliceBatchSampler)
         items = [{"input_ids": [tok.cls_token_id, *row.tolist(), tok.sep_token_id],
-                  "unit_ids": int(rng.integers(args.units)), "slice_ids": int(rng.integers(args.slices))}
+                  "unit_ids": int(rng.integers(args.units)),
+                  "slice_ids": int(rng.integers(args.slices)) if args.mixed_slices else one}
                  for row in ids]
         return collate(items)
 
@@ -123,6 +129,7 @@ def main(argv=None) -> int:
     result = {
         "encoder": "tiny" if args.tiny else args.encoder, "batch_size": B, "seq_len": args.seq_len,
         "units": args.units, "edges": args.edges, "slices": args.slices, "steps": args.steps,
+        "batches": "mixed slices" if args.mixed_slices else "one slice per batch",
         "threads": torch.get_num_threads(),
         "step_s": {k: round(v, 4) for k, v in med.items()},
         "gnn_calls_per_step": mean_calls,

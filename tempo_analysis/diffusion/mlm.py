@@ -90,6 +90,34 @@ class MLMCollator:
         return batch
 
 
+class SliceBatchSampler(torch.utils.data.Sampler):
+    """Batches drawn from ONE time slice each (seeded, reshuffled every epoch; batch order mixed).
+
+    With one slice per batch, DCWE runs two GAT passes per step (s_t and s_{t-1} for the walk
+    prior) whatever the batch size; mixed batches need one pass per distinct slice they touch.
+    """
+
+    def __init__(self, slice_ids: list[int], batch_size: int, seed: int = 0):
+        self.slice_ids, self.batch_size, self.seed, self.epoch = list(slice_ids), batch_size, seed, 0
+
+    def _batches(self, epoch: int) -> list[list[int]]:
+        g = torch.Generator().manual_seed(self.seed + epoch)
+        groups: dict = {}
+        for i in torch.randperm(len(self.slice_ids), generator=g).tolist():
+            groups.setdefault(self.slice_ids[i], []).append(i)
+        batches = [idx[k:k + self.batch_size] for _, idx in sorted(groups.items())
+                   for k in range(0, len(idx), self.batch_size)]
+        return [batches[j] for j in torch.randperm(len(batches), generator=g).tolist()]
+
+    def __iter__(self):
+        batches = self._batches(self.epoch)
+        self.epoch += 1
+        return iter(batches)
+
+    def __len__(self) -> int:
+        return len(self._batches(0))
+
+
 def fixed_mlm_batches(dataset: SocialMLMDataset, tokenizer, batch_size: int = 32, seed: int = 1234) -> list[dict]:
     """Held-out batches masked once with a fixed seed: every model is scored on the same masks."""
     collate = MLMCollator(tokenizer, generator=torch.Generator().manual_seed(seed))

@@ -22,13 +22,14 @@ from pathlib import Path
 import networkx as nx
 import pandas as pd
 import torch
+from torch.utils.data import DataLoader
 
 from tempo_analysis.data import SocialCorpus
 from tempo_analysis.graphs.node2vec import Node2Vec
 from tempo_analysis.models.dcwe import DCWEForMaskedLM, _quiet, content_vocabulary
 
 from .corpora import graph_tensors, split_corpus
-from .mlm import PlainMLM, SocialMLMDataset, fixed_mlm_batches, mlm_perplexity, MLMCollator
+from .mlm import MLMCollator, PlainMLM, SliceBatchSampler, SocialMLMDataset, fixed_mlm_batches, mlm_perplexity
 
 VARIANTS = ("dcwe", "cwe", "sa", "ta")
 
@@ -44,7 +45,9 @@ class DiffusionTrainConfig:
     batch_size: int = 16
     lr: float = 5e-5                       # encoder body and MLM head
     dynamic_lr: float = 1e-3               # GATs and offset FFNs (fresh weights learn faster)
-    head_warmup_steps: int | str = "auto"  # body-frozen MLM-head steps; "auto": 1 epoch iff the head is fresh
+    head_warmup_steps: int | str = "auto"  # body-frozen MLM-head steps; "auto": iff the head is fresh, as
+                                           # many steps as one variant trains (at most one epoch)
+    slice_batches: bool = True             # one time slice per batch: 2 GAT passes per step (s_t, s_{t-1})
     head_lr: float = 1e-3
     max_length: int = 64                   # tokens per document (longer texts are truncated)
     top_k: int = 10000                     # size of the dynamic (offset) vocabulary
@@ -121,12 +124,15 @@ class DiffusionRun:
         cfg["variants"] = tuple(cfg["variants"])
         config = DiffusionTrainConfig(**cfg)
         names = [v for v in (variants or config.variants) if (out / v).is_dir()]
+        if not names:
+            raise FileNotFoundError(f"{out} holds none of the models {list(variants or config.variants)}; "
+                                    f"it was trained with {list(config.variants)}.")
         models = {}
         with _quiet():
             for v in names:
                 models[v] = (PlainMLM(AutoModelForMaskedLM.from_pretrained(out / v)) if v == "cwe"
                              else DCWEForMaskedLM.from_pretrained(out / v)).eval()
-        tokenizer = AutoTokenizer.from_pretrained(out / names[0])
+            tokenizer = AutoTokenizer.from_pretrained(out / names[0])  # (config.json says "dcwe": quiet)
         docs = pd.read_csv(out / "corpus" / "docs.csv", dtype={"unit": str, "doc_id": str}, keep_default_na=False)
         docs["time"] = docs["time"].map(_slice_caster(meta["slices"]))
         edges = pd.read_csv(out / "corpus" / "edges.csv", dtype={"source": str, "target": str})
@@ -221,7 +227,8 @@ def train_diffusion_models(corpus: SocialCorpus, config: DiffusionTrainConfig | 
     history: dict = {}
     steps = cfg.head_warmup_steps
     if steps == "auto":
-        steps = -(-len(ds["train"]) // cfg.batch_size) if fresh_head else 0
+        epoch = -(-len(ds["train"]) // cfg.batch_size)
+        steps = min(epoch, cfg.max_steps or epoch) if fresh_head else 0
     if steps:
         warm_mlm_head(encoder, ds["train"], tok, steps, cfg.head_lr, cfg)
         history["head_warmup_steps"] = steps
@@ -240,7 +247,11 @@ def train_diffusion_models(corpus: SocialCorpus, config: DiffusionTrainConfig | 
                          metric="perplexity" if dev_batches else "loss", warmup_ratio=0.1)
         trainer = Trainer(model, tc, eval_fn=eval_fn if dev_batches else None, collate_fn=MLMCollator(tok),
                           param_groups=_param_groups(model, cfg))
-        trainer.fit(ds["train"], dev_batches)
+        train_data = ds["train"]
+        if cfg.slice_batches:  # a DataLoader with slice-pure batches (reshuffled each epoch, seeded)
+            train_data = DataLoader(ds["train"], collate_fn=MLMCollator(tok),
+                                    batch_sampler=SliceBatchSampler(ds["train"].slice_ids, cfg.batch_size, cfg.seed))
+        trainer.fit(train_data, dev_batches)
         model = model.to("cpu").eval()
         models[variant] = model
         perplexity[variant] = mlm_perplexity(model, test_batches)

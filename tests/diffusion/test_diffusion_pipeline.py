@@ -113,3 +113,16 @@ def test_cli_world_run_has_truth(tiny_dir, tmp_path):
     res = json.loads((tmp_path / "r.json").read_text())
     assert rc == 0 and res["planted"]["mode"] == "flight" and res["planted"]["anchor"] == truth["anchor"]
     assert torch.tensor([r["rhat"] for r in res["rhat"]]).ge(0).all()
+
+
+def test_slice_batch_sampler():
+    from tempo_analysis.diffusion import SliceBatchSampler
+
+    slices = [0, 0, 0, 1, 1, 2, 2, 2, 2, 0, 1]
+    s = SliceBatchSampler(slices, batch_size=2, seed=0)
+    first, second = list(s), list(s)
+    for epoch in (first, second):
+        assert sorted(i for b in epoch for i in b) == list(range(len(slices)))  # every example once
+        assert all(len({slices[i] for i in b}) == 1 and len(b) <= 2 for b in epoch)  # one slice per batch
+    assert first != second and len(s) == len(first)  # reshuffled each epoch, seeded
+    assert list(SliceBatchSampler(slices, 2, seed=0)) == first
