@@ -118,10 +118,15 @@ class SliceBatchSampler(torch.utils.data.Sampler):
         return len(self._batches(0))
 
 
-def fixed_mlm_batches(dataset: SocialMLMDataset, tokenizer, batch_size: int = 32, seed: int = 1234) -> list[dict]:
-    """Held-out batches masked once with a fixed seed: every model is scored on the same masks."""
+def fixed_mlm_batches(dataset: SocialMLMDataset, tokenizer, batch_size: int = 32, seed: int = 1234,
+                      repeats: int = 1) -> list[dict]:
+    """Held-out batches masked with a fixed seed: every model is scored on the same masks.
+
+    repeats > 1 masks every document that many times (different masks), so short held-out sets
+    still give enough masked tokens for a stable perplexity.
+    """
     collate = MLMCollator(tokenizer, generator=torch.Generator().manual_seed(seed))
-    items = [dataset[i] for i in range(len(dataset))]
+    items = [dataset[i] for _ in range(repeats) for i in range(len(dataset))]
     return [collate(items[i:i + batch_size]) for i in range(0, len(items), batch_size)]
 
 

@@ -57,6 +57,7 @@ class DiffusionTrainConfig:
     node2vec: dict = field(default_factory=dict)  # Node2Vec(...) overrides (dim, num_walks, walk_length, p, q)
     dev: float = 0.1
     test: float = 0.2
+    eval_repeats: int = 3                  # test documents masked this many times (fixed seeds)
     seed: int = 0
     device: str = "auto"
     progress: bool = True
@@ -222,7 +223,7 @@ def train_diffusion_models(corpus: SocialCorpus, config: DiffusionTrainConfig | 
     dynamic_ids = content_vocabulary(train_df["text"], tok, top_k=cfg.top_k)
     ds = {k: SocialMLMDataset(df, tok, corpus.unit_index, corpus.slice_index, cfg.max_length)
           for k, df in (("train", train_df), ("dev", dev_df), ("test", test_df))}
-    test_batches = fixed_mlm_batches(ds["test"], tok, seed=cfg.seed + 1)
+    test_batches = fixed_mlm_batches(ds["test"], tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
     dev_batches = fixed_mlm_batches(ds["dev"], tok, seed=cfg.seed + 2) if len(ds["dev"]) else None
     history: dict = {}
     steps = cfg.head_warmup_steps
