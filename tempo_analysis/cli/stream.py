@@ -42,6 +42,9 @@ def register(subparsers) -> None:
     e.add_argument("--max-length", type=int, default=None, help="tokens per post (default 64)")
     e.add_argument("--patience", type=int, default=None, help="early stopping patience on dev macro-F1")
     e.add_argument("--freeze-local", action="store_true", help="freeze and cache TempoFormer's local stack")
+    e.add_argument("--summary", default=None, choices=["auto", "cls", "mean", "mean_then_cls"],
+                   help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
+                        "for mean-pooling sentence encoders such as the default MiniLM")
     e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
     e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D)")
     e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
@@ -57,7 +60,7 @@ def settings_from_args(args) -> dict:
     """Model settings (only the ones given) for make_classifier."""
     s = {"encoder": args.model, "ablation": args.ablation, "device": args.device,
          "progress": not args.no_progress}
-    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience"):
+    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary"):
         if getattr(args, key) is not None:
             s[key] = getattr(args, key)
     if args.freeze_local:

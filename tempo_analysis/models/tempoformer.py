@@ -49,6 +49,9 @@ ABLATIONS: dict[str, str] = {
 }
 
 
+SUMMARIES = ("cls", "mean", "mean_then_cls")
+
+
 def check_ablation(name: str | None) -> str:
     """Return a valid ablation name or raise ValueError listing the valid ones."""
     name = "none" if name in (None, "") else str(name)
@@ -79,6 +82,10 @@ class TempoFormerConfig(PreTrainedConfig):
     focal_alpha: list | None = None  # per-class alpha; None = 1 for every class
     ablation: str = "none"
     rnn_hidden: int = 128  # LSTM size of the rotempoformer variant
+    summary: str = "cls"  # post vector the stream reads: "cls" (paper); "mean" (masked token mean in
+    # every layer); "mean_then_cls" (token mean for the local vector and the first upper layer, where
+    # [CLS] is still the encoder's own, then the [CLS] slot the stream wrote; last layer [CLS]-only).
+    # The means suit encoders trained with mean pooling (all-MiniLM-L6-v2), whose [CLS] is untrained.
 
     def __post_init__(self, **kwargs):
         self.ablation = check_ablation(self.ablation)
@@ -86,6 +93,8 @@ class TempoFormerConfig(PreTrainedConfig):
             raise ValueError(
                 f"time_transform={self.time_transform!r}: use 'log1p' (paper) or 'linear'"
             )
+        if self.summary not in SUMMARIES:
+            raise ValueError(f"summary={self.summary!r}: use one of {SUMMARIES}")
         if self.time_unit <= 0 or self.rope_theta <= 1 or self.sequential_rope_theta <= 1:
             raise ValueError("time_unit must be > 0 and rope_theta / sequential_rope_theta > 1")
         super().__post_init__(**kwargs)
@@ -362,6 +371,13 @@ class TempoFormerModel(PreTrainedModel):
             x = layer(x, mask)
         return x
 
+    def summarize(self, x: torch.Tensor, tok_mask: torch.Tensor, mean: bool) -> torch.Tensor:
+        """Post vectors [N, T, H] -> [N, H]: the masked token mean, or the [CLS] row."""
+        if not mean:
+            return x[:, 0]
+        m = tok_mask[..., None].to(x.dtype)
+        return (x * m).sum(1) / m.sum(1).clamp(min=1)
+
     def pool_local(self, cls_vectors: torch.Tensor) -> torch.Tensor:
         """BERT pooling of [CLS] vectors [N, H] -> [N, H]."""
         pooler = getattr(self.encoder, "pooler", None)
@@ -412,7 +428,10 @@ class TempoFormerModel(PreTrainedModel):
         )
         safe_index = window_index.clamp(min=0)
         cur = window_index[:, -1]
-        pooled_local = self.pool_local(h[cur, 0])  # [B, H]
+        if self.config.summary == "cls":  # BERT pooling of the current post's local [CLS]
+            pooled_local = self.pool_local(h[cur, 0])  # [B, H]
+        else:
+            pooled_local = self.summarize(h[cur], attention_mask[cur], mean=True)
 
         # 2) time gaps to the current post (float64 so absolute epoch seconds keep precision)
         times = post_times.to(torch.float64)
@@ -441,10 +460,13 @@ class TempoFormerModel(PreTrainedModel):
             if self._use_s[u]:  # stream position embedding on every token, then LayerNorm
                 x = self.stream_norm[u](x + self.stream_pos[u](dist)[:, None, :])
             last = u == self.num_upper - 1
-            top = cls_only_layer(layer, x, tok_mask) if last else None  # last layer: [CLS] rows only
+            mean = self.config.summary == "mean" or (self.config.summary == "mean_then_cls" and u == 0)
+            top = None
+            if last and not mean:  # last layer: [CLS] rows only (exact)
+                top = cls_only_layer(layer, x, tok_mask)
             if top is None:
                 x = layer(x, mask4d)
-                top = x[:, 0]
+                top = self.summarize(x, tok_mask, mean)
             cls = x.new_zeros(B, W, self.hidden).index_put((b_idx, s_idx), top)
             fused, attn = self.temporal[u](cls, positions, window_mask)
             attentions.append(attn)
@@ -457,7 +479,7 @@ class TempoFormerModel(PreTrainedModel):
             stream = self.gate_norm(h_loc, h_glob) if self.gate_norm is not None else h_glob
         else:  # RoTempoFormer: LSTM over every real post's pooled fused [CLS], oldest -> newest
             every = self.gate_norm(cls, fused) if self.gate_norm is not None else fused
-            pooled = self.pool_local(every.reshape(B * W, -1)).view(B, W, -1)
+            pooled = every if self.config.summary != "cls" else self.pool_local(every.reshape(B * W, -1)).view(B, W, -1)
             n = window_mask.sum(1)
             shift = (torch.arange(W, device=n.device)[None] + (W - n)[:, None]) % W  # left -> right pad
             pooled = pooled.gather(1, shift[..., None].expand(-1, -1, pooled.shape[-1]))

@@ -27,6 +27,25 @@ BASELINES = ("random", "post_encoder", "ffn_history", "bilstm")
 MODELS = ("tempoformer",) + BASELINES
 
 
+def encoder_summary(encoder) -> str:
+    """How the encoder summarises a post: "mean" for sentence-transformers folders trained with mean
+    pooling (such as the embedded all-MiniLM-L6-v2, whose [CLS] is never trained), else "cls"."""
+    import json
+    from pathlib import Path
+
+    if not isinstance(encoder, str):
+        return "cls"
+    try:
+        from tempo_analysis.encoders import resolve_encoder
+
+        pooling = Path(resolve_encoder(encoder)) / "1_Pooling" / "config.json"
+        if pooling.is_file() and json.loads(pooling.read_text()).get("pooling_mode_mean_tokens"):
+            return "mean"
+    except OSError:
+        pass
+    return "cls"
+
+
 def resolve_encoder_pair(encoder):
     """"default" / HF name / path -> cached (model, tokenizer); a (model, tokenizer) pair passes through."""
     if isinstance(encoder, tuple):
@@ -40,7 +59,7 @@ class TempoFormerClassifier:
     def __init__(self, encoder="default", *, window: int = 5, ablation: str = "none", epochs: int = 3,
                  lr: float = 5e-5, head_lr: float = 1e-3, batch_size: int = 16, max_length: int = 64,
                  freeze_local: bool = False, patience: int | None = None, warmup_ratio: float = 0.1,
-                 chunk: int = 4,
+                 chunk: int = 4, summary: str = "auto",
                  seed: int = 0, device: str = "auto", progress: bool = True, model_kwargs: dict | None = None):
         self.encoder, self.window, self.ablation = encoder, int(window), check_ablation(ablation)
         self.epochs, self.lr, self.head_lr, self.batch_size = epochs, lr, head_lr, batch_size
@@ -48,6 +67,9 @@ class TempoFormerClassifier:
         self.warmup_ratio, self.seed, self.device, self.progress = warmup_ratio, seed, device, progress
         self.chunk = max(1, min(int(chunk), int(batch_size)))  # consecutive windows per shuffled item
         self.model_kwargs = dict(model_kwargs or {})
+        if summary not in ("auto", "cls", "mean", "mean_then_cls"):
+            raise ValueError(f"summary={summary!r}: use 'auto', 'cls' (paper), 'mean' or 'mean_then_cls'")
+        self.summary = summary  # "auto": "mean" for mean-pooling sentence encoders (MiniLM), else "cls"
         if self.window < 1:
             raise ValueError(f"window={window!r} must be a positive integer (e.g. 5, 10, 20)")
 
@@ -57,7 +79,8 @@ class TempoFormerClassifier:
         kw = dict(num_labels=len(label_names), id2label=dict(enumerate(label_names)),
                   label2id={n: i for i, n in enumerate(label_names)}, ablation=self.ablation,
                   focal_alpha=focal_alpha_from_labels(train_labels, len(label_names)),
-                  max_window=max(64, self.window))
+                  max_window=max(64, self.window),
+                  summary=encoder_summary(self.encoder) if self.summary == "auto" else self.summary)
         kw.update(self.model_kwargs)
         return TempoFormerModel.from_encoder(enc, **kw)
 
@@ -123,6 +146,41 @@ class TempoFormerClassifier:
         self.history_ = self.trainer_.history_
         self.model_.eval()
         return self
+
+    # ----- persistence (safetensors + JSON) ------------------------------------------------------
+    SETTINGS = ("window", "ablation", "epochs", "lr", "head_lr", "batch_size", "max_length", "freeze_local",
+                "patience", "warmup_ratio", "chunk", "summary", "seed")
+
+    def save(self, folder) -> None:
+        """Write the fitted model (safetensors), its tokenizer and the settings to `folder`."""
+        import json
+        from pathlib import Path
+
+        self._check_fitted()
+        folder = Path(folder)
+        self.model_.save_pretrained(folder / "model")
+        self.tokenizer_.save_pretrained(folder / "model")
+        meta = {k: getattr(self, k) for k in self.SETTINGS}
+        meta.update(encoder=self.encoder if isinstance(self.encoder, str) else "custom",
+                    label_names=self.label_names_, model_kwargs=self.model_kwargs)
+        (folder / "classifier.json").write_text(json.dumps(meta, indent=2))
+
+    @classmethod
+    def load(cls, folder, device: str = "cpu", progress: bool = False) -> "TempoFormerClassifier":
+        """Read a classifier written by `save`."""
+        import json
+        from pathlib import Path
+
+        from transformers import AutoTokenizer
+
+        folder = Path(folder)
+        meta = json.loads((folder / "classifier.json").read_text())
+        label_names = meta.pop("label_names")
+        clf = cls(meta.pop("encoder"), device=device, progress=progress, **meta)
+        clf.model_ = TempoFormerModel.from_pretrained(folder / "model").eval()
+        clf.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model")
+        clf.label_names_ = label_names
+        return clf
 
     def _eval_fn(self, model, batches) -> dict:
         ys, ps = [], []
@@ -237,8 +295,53 @@ def notebook_defaults() -> dict:
                             max_length=48, freeze_local=True, seed=0),
         "baselines": ["random", "ffn_history", "bilstm"],
         "ablations": ["vanilla_mha", "no_gate_norm"],
-        "ablation_epochs": 2,
+        "ablation_epochs": 1,
+        "ablation_train_timelines": 30,
     }
+
+
+def split_timelines(timelines, folds: int = 5, fold: int = 0, seed: int = 0, dev_fraction: float = 0.25):
+    """(train, dev, test) Timelines of one fold of the timeline-level split (no timeline shared)."""
+    from tempo_analysis.evaluation.classification import timeline_folds
+
+    sp = timeline_folds(timelines, folds, dev_fraction, seed)[fold]
+    return timelines.subset(sp.train), timelines.subset(sp.dev), timelines.subset(sp.test)
+
+
+def fit_and_score(name: str, train, dev, test, **settings) -> dict:
+    """Fit model `name` (make_classifier) on train/dev, score on test.
+
+    Returns {"summary": mean/std dict as cross_validate gives (one run), "runs": [run],
+    "model": the fitted classifier, "proba": its test probabilities, "seconds": fit+predict time}.
+    """
+    import time
+
+    from tempo_analysis.evaluation.classification import aggregate
+
+    t0 = time.perf_counter()
+    clf = make_classifier(name, **settings).fit(train, dev)
+    proba = clf.predict_proba(test)
+    pred = clf.predict(test) if name == "random" else proba.argmax(-1)
+    names = list(clf.label_names_)
+    run = dict(seed=settings.get("seed", 0), fold=0, n_train=len(train), n_test=len(test),
+               **classification_scores(test.label_codes(names), pred, names))
+    return {"summary": aggregate([run], names), "runs": [run], "model": clf, "proba": proba,
+            "seconds": round(time.perf_counter() - t0, 1)}
+
+
+def notebook_tempoformer(defaults: dict | None = None, timelines=None, progress: bool = False) -> dict:
+    """Notebook 01's main result: TempoFormer at `notebook_defaults()` on the planted world's split.
+
+    The notebook and the test that asserts its macro-F1 both call this.
+    """
+    from .data import load_stream_data
+
+    d = notebook_defaults() if defaults is None else defaults
+    tl = load_stream_data(d["data"]) if timelines is None else timelines
+    train, dev, test = split_timelines(tl, d["folds"], d["fold"], d["seed"])
+    out = fit_and_score("tempoformer", train, dev, test, progress=progress, **d["tempoformer"])
+    out["split"] = (train, dev, test)
+    return out
 
 
 def make_classifier(name: str, **settings):
@@ -261,5 +364,5 @@ def make_classifier(name: str, **settings):
     return cls(**{k: v for k, v in settings.items() if k in params})
 
 
-__all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "make_classifier", "notebook_defaults",
-           "resolve_encoder_pair", "what_if"]
+__all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "fit_and_score", "make_classifier", "notebook_defaults",
+           "notebook_tempoformer", "resolve_encoder_pair", "split_timelines", "what_if"]

@@ -149,9 +149,10 @@ def test_unlabeled_posts_are_predicted_not_crashed_on(tokenizer):
 
 
 # ---------------------------------------------------------------- shared post encoding
-@pytest.mark.parametrize("ablation", ["none", "rotempoformer"])
-def test_shared_encoding_equals_per_window_encoding(timelines, tokenizer, ablation):
-    model = tiny_model(ablation)
+@pytest.mark.parametrize("ablation,summary", [("none", "cls"), ("rotempoformer", "cls"), ("none", "mean"),
+                                              ("none", "mean_then_cls")])
+def test_shared_encoding_equals_per_window_encoding(timelines, tokenizer, ablation, summary):
+    model = tiny_model(ablation, summary=summary)
     shared = batch_for(timelines, tokenizer, window=4)
     n_copies = int(shared["window_mask"].sum())
     assert shared["input_ids"].shape[0] == len(timelines.df) < n_copies  # each post encoded once
