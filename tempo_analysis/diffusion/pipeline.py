@@ -44,7 +44,8 @@ class DiffusionTrainConfig:
     max_steps: int | None = None           # cap on optimiser steps per variant (None = epochs only)
     batch_size: int = 16
     lr: float = 5e-5                       # encoder body and MLM head
-    dynamic_lr: float = 1e-3               # GATs and offset FFNs (fresh weights learn faster)
+    dynamic_lr: float = 5e-5               # GATs and offset FFNs (Adam moves the zero-init output layer
+                                           # ~lr per weight per step: larger values swamp e early on)
     head_warmup_steps: int | str = "auto"  # body-frozen MLM-head steps; "auto": iff the head is fresh, as
                                            # many steps as one variant trains (at most one epoch)
     slice_batches: bool = True             # one time slice per batch: 2 GAT passes per step (s_t, s_{t-1})
