@@ -126,3 +126,20 @@ def test_slice_batch_sampler():
         assert all(len({slices[i] for i in b}) == 1 and len(b) <= 2 for b in epoch)  # one slice per batch
     assert first != second and len(s) == len(first)  # reshuffled each epoch, seeded
     assert list(SliceBatchSampler(slices, 2, seed=0)) == first
+
+
+def test_classifier_on_a_labelled_social_corpus():
+    from tempo_analysis.diffusion.classify import train_dcwe_classifier
+
+    corpus, _ = generate_social(SMALL)  # label = the sense of "cloud" (empty for chatter documents)
+    enc, tok = tiny_encoder(seed=0)
+    clf = train_dcwe_classifier(corpus, "sense", (enc, tok), epochs=2, batch_size=8, node2vec=FAST["node2vec"],
+                                social_dim=8, gat_heads=2, progress=False)
+    n_chatter = int((corpus.df["sense"] == "").sum())
+    assert clf.dropped_unlabelled_ == n_chatter > 0
+    assert clf.label_names == ["computing", "sky"] and 0 <= clf.scores_["macro_f1"] <= 1
+    assert sum(clf.scores_["support"].values()) > 0
+    rows = corpus.df[corpus.df["sense"] != ""].head(3)
+    assert set(clf.predict(rows)) <= {"computing", "sky"} and len(clf.predict(rows)) == 3
+    with pytest.raises(ValueError, match="not in the corpus"):
+        train_dcwe_classifier(corpus, "stars", (enc, tok))
