@@ -76,13 +76,16 @@ def test_config_validation():
 
 def test_cli_train_and_analyze_csv(tiny_dir, tmp_path, capsys):
     corpus, truth = generate_social(SMALL)
-    corpus.df.to_csv(tmp_path / "docs.csv", index=False)
+    lonely = pd.DataFrame({"doc_id": ["l0", "l1", "l2"], "unit": "lonely", "time": [0, 1, 2],
+                           "text": ["A cloud over the lonely hill."] * 3})
+    pd.concat([corpus.df, lonely]).to_csv(tmp_path / "docs.csv", index=False)
     edges = pd.DataFrame(list(corpus.graph.edges), columns=["source", "target"])
     edges.to_csv(tmp_path / "edges.csv", index=False)
     out = tmp_path / "run"
-    rc = main(["diffusion", "train", "--data", f"csv:{tmp_path / 'docs.csv'},{tmp_path / 'edges.csv'}", "--model",
-               tiny_dir, "--out", str(out), "--variants", "dcwe", "--epochs", "1", "--max-steps", "1",
-               "--batch-size", "8", "--no-progress"])
+    with pytest.warns(UserWarning, match=r"isolated node\(s\) \['lonely'\]"):  # walks of itself; run goes on
+        rc = main(["diffusion", "train", "--data", f"csv:{tmp_path / 'docs.csv'},{tmp_path / 'edges.csv'}",
+                   "--model", tiny_dir, "--out", str(out), "--variants", "dcwe", "--epochs", "1", "--max-steps", "1",
+                   "--batch-size", "8", "--no-progress"])
     assert rc == 0 and (out / "dcwe" / "model.safetensors").is_file() and (out / "run.json").is_file()
     rc = main(["diffusion", "analyze", "--checkpoint", str(out), "--word", "cloud", "--anchor", "server",
                "--n", "5", "--out", str(tmp_path / "result.json"), "--no-progress"])
@@ -90,7 +93,7 @@ def test_cli_train_and_analyze_csv(tiny_dir, tmp_path, capsys):
     res = json.loads((tmp_path / "result.json").read_text())
     assert res["word"] == "cloud" and res["n_neighbors"] == 5
     assert {"unit", "time", "rhat", "n", "example"} <= set(res["rhat"][0])
-    assert set(res["first_arrival"]) == set(corpus.units)
+    assert set(res["first_arrival"]) == set(corpus.units) | {"lonely"}
     assert [r["time"] for r in res["walk_flight"]] == [1, 2] and res["mode"]["mode"] in ("walk", "flight", None)
     assert "recovered mode" in capsys.readouterr().out
     # bad input: a word that never occurs -> one clear line, exit code 2
