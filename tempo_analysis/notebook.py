@@ -435,6 +435,7 @@ def cached(name: str, params: Mapping[str, Any], compute, *, save=None, load=Non
     key = hashlib.sha256(blob.encode()).hexdigest()[:16]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "step"
     folder = Path(root) / f"{slug}-{key}"
+    folder.parent.mkdir(parents=True, exist_ok=True)
     if (folder / "COMPLETE").exists():
         return load(folder / "value") if load else _load_value(folder / "value")
     value = compute()

@@ -287,6 +287,19 @@ def shutdown_kernels(base_url: str) -> None:
         req = urllib.request.Request(f"{base_url}/api/sessions/{session['id']}", method="DELETE")
         with contextlib.suppress(urllib.error.URLError):
             urllib.request.urlopen(req, timeout=30).close()
+    # and any kernel without a session; then wait until they are gone, so a finished notebook's
+    # kernel never competes for the CPU with the next notebook's run
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        with urllib.request.urlopen(base_url + "/api/kernels", timeout=10) as resp:
+            kernels = json.load(resp)
+        if not kernels:
+            return
+        for kernel in kernels:
+            req = urllib.request.Request(f"{base_url}/api/kernels/{kernel['id']}", method="DELETE")
+            with contextlib.suppress(urllib.error.URLError):
+                urllib.request.urlopen(req, timeout=30).close()
+        time.sleep(0.5)
 
 
 _NOTEBOOK_HEIGHT_JS = """() => {
