@@ -50,6 +50,18 @@ def test_frozen_local_stack_cache_gives_the_same_predictions(tiny, data):
     np.testing.assert_allclose(clf.predict_proba(test), cached, atol=1e-5)
 
 
+def test_classifier_save_and_load(tmp_path, tiny, data):
+    train, test = data
+    clf = TempoFormerClassifier(tiny, window=3, epochs=1, summary="mean_then_cls", progress=False,
+                                device="cpu").fit(train)
+    clf.save(tmp_path / "clf")
+    assert (tmp_path / "clf" / "model" / "model.safetensors").is_file()
+    back = TempoFormerClassifier.load(tmp_path / "clf")
+    assert back.label_names_ == clf.label_names_ and back.window == 3
+    assert back.model_.config.summary == "mean_then_cls"
+    np.testing.assert_allclose(back.predict_proba(test), clf.predict_proba(test), atol=1e-6)
+
+
 def test_baselines_share_the_interface(tiny, data):
     train, test = data
     for name in ("random", "ffn_history", "bilstm", "post_encoder"):
