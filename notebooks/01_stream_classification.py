@@ -27,7 +27,7 @@
 # left them random), never uses `time == 0` as padding (an explicit mask does that), and encodes
 # each post of a batch **once** instead of once per window it appears in.
 #
-# By default this runs on the **planted world**: 90 diary timelines whose hidden mood switches
+# By default this runs on the **planted world**: 120 diary timelines whose hidden mood switches
 # (`IS`), escalates (`IE`) or stays (`O`); switches tend to follow long silences and escalations
 # come in bursts. A parameter points it at RumourEval-2017 (stance switches, the paper's LRS data).
 # Method page: `docs/methods/stream.md`. Full cross-validation: `tempo-analysis stream evaluate`.
@@ -52,13 +52,13 @@ T0 = time.perf_counter()
 # %% tags=["parameters"]
 DATA = "world"  # "world", "rumoureval2017:../../shared/data/rumoureval2017", "csv:FILE"
 MAX_TIMELINES = None  # seeded subset of timelines (e.g. 80 for a quick RumourEval look)
-WINDOW = 5  # posts per window (the paper: 5, 10 or 20)
+WINDOW = 3  # posts per window (the paper: 5, 10 or 20; more context costs more time)
 EPOCHS = 4  # TempoFormer training epochs
 SEED = 0
 BASELINES = ["random", "ffn_history", "bilstm"]  # also "post_encoder" (fine-tunes the encoder: slower)
 ABLATIONS = ["vanilla_mha", "no_gate_norm"]  # also sequential_rope, no_s11, no_s10_s11, rotempoformer
 ABLATION_EPOCHS = 1  # a shorter budget for the ablation table ...
-ABLATION_TRAIN_TIMELINES = 30  # ... on this many training timelines (None = all)
+ABLATION_TRAIN_TIMELINES = 20  # ... on this many training timelines (None = all)
 RECORD = True  # write key numbers to build/summary.json
 
 # %% [markdown]

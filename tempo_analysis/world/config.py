@@ -52,7 +52,7 @@ def _seed(obj: Any) -> None:
 class StreamWorldConfig:
     """Timelines of mood posts with planted switches ("IS") and escalations ("IE")."""
 
-    n_timelines: int = 90                      # number of timelines (one author each)
+    n_timelines: int = 120                     # number of timelines (one author each)
     posts_per_timeline: tuple = (10, 25)       # (min, max) posts per timeline, inclusive
     switch_rate: float = 0.14                  # per post: chance the mood flips (label "IS")
     escalation_rate: float = 0.16              # per post: chance an escalation run starts ("IE")

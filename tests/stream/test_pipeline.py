@@ -50,6 +50,29 @@ def test_frozen_local_stack_cache_gives_the_same_predictions(tiny, data):
     np.testing.assert_allclose(clf.predict_proba(test), cached, atol=1e-5)
 
 
+def test_named_encoder_local_outputs_are_shared_across_classifiers(tmp_path, tiny, data, monkeypatch):
+    from tempo_analysis.models.tempoformer import TempoFormerModel
+    from tempo_analysis.stream import pipeline
+
+    model, tok = tiny
+    model.save_pretrained(tmp_path / "enc")
+    tok.save_pretrained(tmp_path / "enc")
+    train, test = data
+    pipeline._LOCAL_MEMO.clear()
+    kw = dict(window=3, epochs=1, freeze_local=True, progress=False, device="cpu")
+    first = TempoFormerClassifier(str(tmp_path / "enc"), **kw).fit(train)
+    expected = first.predict_proba(test)
+    calls = []
+    original = TempoFormerModel.local_encode
+    monkeypatch.setattr(TempoFormerModel, "local_encode",
+                        lambda self, *a, **k: calls.append(len(a[0])) or original(self, *a, **k))
+    second = TempoFormerClassifier(str(tmp_path / "enc"), seed=1, **kw).fit(train)
+    second.predict_proba(test)
+    assert calls == []  # every post's frozen local output came from the memo
+    first.freeze_local = False  # the memo holds what the local stack computes
+    np.testing.assert_allclose(first.predict_proba(test), expected, atol=1e-5)
+
+
 def test_classifier_save_and_load(tmp_path, tiny, data):
     train, test = data
     clf = TempoFormerClassifier(tiny, window=3, epochs=1, summary="mean_then_cls", progress=False,
