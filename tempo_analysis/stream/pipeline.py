@@ -330,9 +330,45 @@ def notebook_defaults() -> dict:
                             max_length=64, freeze_local=True, summary="auto", seed=0),
         "baselines": ["random", "ffn_history", "bilstm"],
         "ablations": ["vanilla_mha", "no_gate_norm"],
-        "ablation_epochs": 1,
-        "ablation_train_timelines": 20,
+        "run_ablations": False,
     }
+
+
+# the settings a recorded ablation run must share with the notebook's full model to be comparable
+_RECORDED_KEYS = ("encoder", "epochs", "lr", "head_lr", "batch_size", "max_length", "freeze_local")
+
+
+def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max_timelines=None,
+                      fold: int = 0, folds: int = 5, folder=None) -> dict | None:
+    """{"summary", "source"} of a recorded `stream evaluate --ablation` run matching these settings.
+
+    Notebook 01 shows these instead of retraining every ablation (each costs as much as the main
+    model). Files: `<folder>/<data>_ablation_<name>.json` as written by `tempo-analysis stream
+    evaluate --max-folds 1` (default folder: the checkout's docs/results/stream). Returns None when
+    there is no such file or it was made with other data, split, window, seed or training settings,
+    so a stale or foreign record is never shown as if it matched.
+    """
+    import json
+    from pathlib import Path
+
+    from tempo_analysis.notebook import project_root
+
+    check_ablation(ablation)
+    folder = Path(folder) if folder is not None else project_root() / "docs" / "results" / "stream"
+    path = folder / f"{str(data).partition(':')[0]}_ablation_{ablation}.json"
+    if not path.is_file():
+        return None
+    rec = json.loads(path.read_text())
+    by_window = rec.get("by_window", {}).get(str(settings.get("window")))
+    runs = (by_window or {}).get("runs", [])
+    same = (rec.get("data") == data and rec.get("ablation") == ablation and max_timelines is None
+            and rec.get("folds") == folds and len(runs) == 1 and runs[0].get("fold") == fold
+            and runs[0].get("seed") == settings.get("seed", 0)
+            and all(rec.get("settings", {}).get(k) == settings.get(k) for k in _RECORDED_KEYS
+                    if k in settings))
+    if not same:
+        return None
+    return {"summary": by_window["summary"], "source": str(path)}
 
 
 def split_timelines(timelines, folds: int = 5, fold: int = 0, seed: int = 0, dev_fraction: float = 0.25):
@@ -400,4 +436,4 @@ def make_classifier(name: str, **settings):
 
 
 __all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "fit_and_score", "make_classifier", "notebook_defaults",
-           "notebook_tempoformer", "resolve_encoder_pair", "split_timelines", "what_if"]
+           "notebook_tempoformer", "recorded_ablation", "resolve_encoder_pair", "split_timelines", "what_if"]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tempo_analysis.stream.pipeline import notebook_defaults, notebook_tempoformer
+from tempo_analysis.stream.pipeline import notebook_defaults, notebook_tempoformer, recorded_ablation
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "01_stream_classification.py"
 
@@ -25,8 +25,34 @@ def test_parameters_cell_matches_notebook_defaults():
     assert p["WINDOW"] == d["window"] == d["tempoformer"]["window"]
     assert p["EPOCHS"] == d["tempoformer"]["epochs"]
     assert p["BASELINES"] == d["baselines"] and p["ABLATIONS"] == d["ablations"]
-    assert p["ABLATION_EPOCHS"] == d["ablation_epochs"] and p["MAX_TIMELINES"] is None
-    assert p["ABLATION_TRAIN_TIMELINES"] == d["ablation_train_timelines"]
+    assert p["RUN_ABLATIONS"] == d["run_ablations"] and p["MAX_TIMELINES"] is None
+
+
+def test_recorded_ablations_match_the_notebook_settings():
+    """The ablation rows notebook 01 shows by default were recorded at its current settings."""
+    d = notebook_defaults()
+    for ab in d["ablations"]:
+        settings = dict(d["tempoformer"], ablation=ab)
+        rec = recorded_ablation(ab, settings=settings, data=d["data"], fold=d["fold"], folds=d["folds"])
+        assert rec is not None, (f"docs/results/stream/world_ablation_{ab}.json is missing or stale; rerun "
+                                 "the command in notebook 01's ablation section")
+        assert 0.0 <= rec["summary"]["macro_f1"]["mean"] <= 1.0
+
+
+def test_recorded_ablation_rejects_other_settings(tmp_path):
+    import json
+
+    d = notebook_defaults()
+    settings = dict(d["tempoformer"], ablation="vanilla_mha")
+    run = {"fold": 0, "seed": 0, "macro_f1": 0.5}
+    rec = {"data": "world", "ablation": "vanilla_mha", "folds": 5, "settings": dict(settings),
+           "by_window": {str(settings["window"]): {"runs": [run], "summary": {"macro_f1": {"mean": 0.5}}}}}
+    (tmp_path / "world_ablation_vanilla_mha.json").write_text(json.dumps(rec))
+    assert recorded_ablation("vanilla_mha", settings=settings, folder=tmp_path)["summary"]["macro_f1"]["mean"] == 0.5
+    assert recorded_ablation("vanilla_mha", settings=dict(settings, epochs=9), folder=tmp_path) is None
+    assert recorded_ablation("vanilla_mha", settings=dict(settings, window=7), folder=tmp_path) is None
+    assert recorded_ablation("vanilla_mha", settings=settings, max_timelines=10, folder=tmp_path) is None
+    assert recorded_ablation("no_s11", settings=settings, folder=tmp_path) is None
 
 
 @pytest.mark.slow
