@@ -340,6 +340,32 @@ class NotebookRun:
         return "timeout" if self.timed_out else ("error" if self.errors else "ok")
 
 
+def _poll_in_slices(channel, step: float = 0.5) -> None:
+    """Make an async kernel channel's get_msg(timeout) re-poll its socket every `step` seconds.
+
+    pyzmq's asyncio poller now and then misses the wake-up of a zmq socket (edge-triggered): the
+    reply is already there, but one long poll sleeps through its whole timeout (for a notebook:
+    the rest of its budget) and only then reads it. Seen here with notebooks 00 and 02 under
+    load (cells "hung" with an idle kernel). Short polls re-check the socket, so a missed
+    wake-up costs at most `step` seconds.
+    """
+    from queue import Empty
+
+    original = channel.get_msg
+
+    async def get_msg(timeout=None):
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            left = None if deadline is None else deadline - time.monotonic()
+            try:
+                return await original(timeout=step if left is None else max(0.0, min(step, left)))
+            except Empty:
+                if left is not None and left <= step:
+                    raise
+
+    channel.get_msg = get_msg
+
+
 def _client_class():
     """NotebookClient that tolerates Output widgets when widget state is not stored.
 
@@ -352,6 +378,12 @@ def _client_class():
     from nbclient import NotebookClient
 
     class _Client(NotebookClient):
+        async def async_start_new_kernel_client(self):
+            kc = await super().async_start_new_kernel_client()
+            for channel in (kc.shell_channel, kc.iopub_channel):
+                _poll_in_slices(channel)
+            return kc
+
         def reset_execution_trackers(self) -> None:
             super().reset_execution_trackers()
             self.widget_state = defaultdict(dict)

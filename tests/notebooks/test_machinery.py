@@ -149,3 +149,35 @@ def test_cached_refuses_unstorable_values(tmp_path, monkeypatch):
     load = lambda folder: int((folder / "x.txt").read_text())  # noqa: E731
     assert nbk.cached("custom", {}, lambda: 41, save=store, load=load) == 41
     assert nbk.cached("custom", {}, lambda: 0, save=store, load=load) == 41
+
+
+def test_kernel_channel_polls_in_slices_so_a_missed_wakeup_is_not_a_hang():
+    """A poll that sleeps through its whole timeout (a missed zmq wake-up) is re-polled soon."""
+    import asyncio
+    import time
+    from queue import Empty
+
+    from tempo_analysis.notebook import _poll_in_slices
+
+    class SleepyChannel:
+        """get_msg(timeout) never wakes early: it sleeps the full timeout, then looks once."""
+
+        def __init__(self):
+            self.ready_at = time.monotonic() + 0.2
+
+        async def get_msg(self, timeout=None):
+            await asyncio.sleep(60 if timeout is None else timeout)
+            if time.monotonic() >= self.ready_at:
+                return {"msg_type": "execute_reply"}
+            raise Empty
+
+    channel = SleepyChannel()
+    _poll_in_slices(channel, step=0.1)
+    start = time.monotonic()
+    assert asyncio.run(channel.get_msg(timeout=30))["msg_type"] == "execute_reply"
+    assert time.monotonic() - start < 5  # not the 30 s the single long poll would sleep
+    late = SleepyChannel()
+    late.ready_at += 100
+    _poll_in_slices(late, step=0.1)
+    with pytest.raises(Empty):  # the caller's timeout still holds
+        asyncio.run(late.get_msg(timeout=0.35))
