@@ -13,7 +13,6 @@ only runs the two upper layers (the fast CPU setting the notebook uses).
 
 from __future__ import annotations
 
-import os
 from collections import OrderedDict
 
 import numpy as np
@@ -26,8 +25,8 @@ from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 from .batching import WindowDataset, build_stream_data, collate_items, model_inputs
 from .embeddings import cached_encoder
 
-# frozen local-stack outputs per (encoder, local layers, device, post tokens), shared by every
-# classifier of this process that names the same pretrained encoder (bounded, oldest dropped)
+# local-stack outputs per (fingerprint of the local stack's weights, device, post tokens), shared
+# by every classifier of this process whose local stack is the same (bounded, oldest dropped)
 _LOCAL_MEMO: OrderedDict = OrderedDict()
 LOCAL_MEMO_MAX_POSTS = 50_000
 
@@ -36,6 +35,26 @@ def _remember(key, value: torch.Tensor) -> None:
     _LOCAL_MEMO[key] = value
     while len(_LOCAL_MEMO) > LOCAL_MEMO_MAX_POSTS:
         _LOCAL_MEMO.popitem(last=False)
+
+
+def local_stack_fingerprint(model) -> str:
+    """Hash of the bytes of the embeddings + local layers (what `local_encode` computes with).
+
+    Remembered on the model until any of those tensors changes in place (an optimiser step bumps
+    their version counters), so the memo can never serve outputs of other weights.
+    """
+    import hashlib
+
+    params = [*model.encoder.embeddings.parameters(), *model.local_layers.parameters()]
+    versions = tuple((id(p), p._version) for p in params)
+    cached = getattr(model, "_local_fingerprint", None)
+    if cached is not None and cached[0] == versions:
+        return cached[1]
+    h = hashlib.blake2b(digest_size=16)
+    for p in params:
+        h.update(p.detach().cpu().contiguous().numpy().tobytes())
+    model._local_fingerprint = (versions, h.hexdigest())
+    return model._local_fingerprint[1]
 
 BASELINES = ("random", "post_encoder", "ffn_history", "bilstm")
 MODELS = ("tempoformer",) + BASELINES
@@ -106,21 +125,19 @@ class TempoFormerClassifier:
     def _local_cache(self, data, batch_size: int = 64) -> list:
         """Frozen local-stack output per post (unpadded [T_i, H]), computed once.
 
-        When the encoder is named (a string or path: its local stack is the pretrained one, frozen),
-        outputs are also memoised per post across classifiers in this process (`_LOCAL_MEMO`), so
-        the notebook's ablation models, the what-if widgets and repeated predictions encode each
-        post once.
+        Outputs are also memoised per post across classifiers of this process (`_LOCAL_MEMO`),
+        keyed by a fingerprint of the local stack's weights: the notebook's ablation models, the
+        what-if widgets and repeated predictions with the same frozen encoder encode each post once.
         """
         model = self.model_
         was = model.training
         model.eval()
         device = next(model.parameters()).device
-        named = isinstance(self.encoder, (str, os.PathLike))
-        memo_key = (str(self.encoder), model.num_local, str(device)) if named else None
+        memo_key = (local_stack_fingerprint(model), str(device))
         cache = [None] * len(data.tokens)
         todo = []
         for r, toks in enumerate(data.tokens):
-            hit = _LOCAL_MEMO.get((memo_key, tuple(np.asarray(toks).tolist()))) if named else None
+            hit = _LOCAL_MEMO.get((memo_key, tuple(np.asarray(toks).tolist())))
             if hit is None:
                 todo.append(r)
             else:
@@ -134,8 +151,7 @@ class TempoFormerClassifier:
             h = model.local_encode(ids.to(device), am.to(device)).cpu()
             for j, r in enumerate(rows):
                 cache[r] = h[j, : len(data.tokens[r])].clone()
-                if named:
-                    _remember((memo_key, tuple(np.asarray(data.tokens[r]).tolist())), cache[r])
+                _remember((memo_key, tuple(np.asarray(data.tokens[r]).tolist())), cache[r])
         model.train(was)
         return cache
 

@@ -50,7 +50,7 @@ def test_frozen_local_stack_cache_gives_the_same_predictions(tiny, data):
     np.testing.assert_allclose(clf.predict_proba(test), cached, atol=1e-5)
 
 
-def test_named_encoder_local_outputs_are_shared_across_classifiers(tmp_path, tiny, data, monkeypatch):
+def test_local_outputs_are_shared_across_classifiers_with_the_same_local_weights(tmp_path, tiny, data, monkeypatch):
     from tempo_analysis.models.tempoformer import TempoFormerModel
     from tempo_analysis.stream import pipeline
 
@@ -71,6 +71,13 @@ def test_named_encoder_local_outputs_are_shared_across_classifiers(tmp_path, tin
     assert calls == []  # every post's frozen local output came from the memo
     first.freeze_local = False  # the memo holds what the local stack computes
     np.testing.assert_allclose(first.predict_proba(test), expected, atol=1e-5)
+    # other local weights (e.g. a fine-tuned local stack) never get the memo's outputs
+    with torch.no_grad():
+        first.model_.local_layers[0].output.dense.bias.add_(0.5)
+    first.freeze_local = True
+    n = len(calls)
+    first.predict_proba(test)
+    assert len(calls) > n
 
 
 def test_classifier_save_and_load(tmp_path, tiny, data):
