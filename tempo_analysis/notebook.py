@@ -40,6 +40,8 @@ from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Mapping
 
+from tempo_analysis.data.locations import ENV_DATA, data_dir, project_root  # noqa: F401  (re-exported)
+
 __all__ = [
     "project_root",
     "data_dir",
@@ -57,34 +59,12 @@ __all__ = [
     "cached",
 ]
 
-ENV_DATA = "TEMPO_ANALYSIS_DATA"
 ENV_SUMMARY = "TEMPO_ANALYSIS_SUMMARY"
 ENV_NOTEBOOK = "TEMPO_ANALYSIS_NOTEBOOK"
 
 
 # -----------------------------------------------------------------------------
 # where things are
-
-
-def project_root(start: str | os.PathLike | None = None) -> Path:
-    """The folder holding pyproject.toml at or above `start` (default: cwd), else a fallback."""
-    here = Path(start if start is not None else os.getcwd()).resolve()
-    for folder in (here, *here.parents):
-        if (folder / "pyproject.toml").is_file():
-            return folder
-    # an editable install: tempo_analysis/ sits next to the checkout's pyproject.toml
-    checkout = Path(__file__).resolve().parent.parent
-    if (checkout / "pyproject.toml").is_file() and (checkout / "tempo_analysis").is_dir():
-        return checkout
-    return here
-
-
-def data_dir(start: str | os.PathLike | None = None) -> Path:
-    """The demo data folder: $TEMPO_ANALYSIS_DATA, else <project root>/data."""
-    env = os.environ.get(ENV_DATA)
-    if env:
-        return Path(env).expanduser().resolve()
-    return project_root(start) / "data"
 
 
 def summary_path(start: str | os.PathLike | None = None) -> Path:

@@ -14,6 +14,8 @@ from typing import Optional, Union
 import networkx as nx
 import pandas as pd
 
+from tempo_analysis.data.locations import data_dir
+
 from .change import PERIODS, change_frames
 from .config import WorldConfig
 from .io import read_csv, read_json, write_csv, write_json
@@ -139,9 +141,8 @@ def generate_world(config: Optional[WorldConfig] = None) -> World:
 
 def resolve_world_dir(directory: Union[str, Path, None] = None) -> Path:
     """The folder holding the world's files: `directory` itself or its `world/` subfolder;
-    default: the project's data dir (`tempo_analysis.notebook.data_dir()`)."""
+    default: the project's data dir (`tempo_analysis.data.locations.data_dir()`)."""
     if directory is None:
-        from tempo_analysis.notebook import data_dir
         directory = data_dir()
     d = Path(directory)
     for cand in (d, d / "world"):
