@@ -238,3 +238,14 @@ class Timelines:
         gaps = np.where(mask, seconds[:, None] - seconds[np.clip(idx, 0, None)], 0.0)
         return Windows(post_index=post_index, mask=mask, gaps=gaps.astype(np.float64), target_index=rows.astype(np.int64),
                        timeline_id=tl.astype(object), labels=self.label_codes(label_names))
+
+
+def subsample_timelines(timelines: Timelines, max_timelines: int | None, seed: int = 0) -> Timelines:
+    """A seeded random subset of whole timelines (original order kept); None = all."""
+    ids = timelines.timeline_ids
+    if max_timelines is None or max_timelines >= len(ids):
+        return timelines
+    if max_timelines < 2:
+        raise ValueError(f"max_timelines={max_timelines} must be >= 2")
+    keep = set(np.random.default_rng(seed).choice(len(ids), size=max_timelines, replace=False).tolist())
+    return timelines.subset([t for i, t in enumerate(ids) if i in keep])

@@ -1,5 +1,9 @@
 """Frozen sentence embeddings (SBERT-style mean pooling) and cached encoder loading.
 
+`cached_encoder(name)` loads an encoder once per process; `resolve_encoder_pair(encoder)` turns
+the `encoder` setting of every stream classifier ("default", an HF name, a path, or an already
+loaded (model, tokenizer) pair) into that pair.
+
 The FFN-History and BiLSTM baselines read posts as fixed sentence vectors, as in the paper
 (all-MiniLM-L6-v2 mean-pooled, L2-normalised: exactly what sentence-transformers does for that
 model). Vectors are cached per (encoder, max_length, text) for the life of the process, so cross-
@@ -8,11 +12,14 @@ validation folds and seeds embed each post once.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
+
+from tempo_analysis.encoders import load_encoder
 
 _CACHE: dict[tuple, dict[str, np.ndarray]] = {}
 
@@ -23,10 +30,26 @@ def cached_encoder(name: str = "default"):
 
     Callers must not train this instance: copy its weights (TempoFormerModel.from_encoder does).
     """
-    from tempo_analysis.encoders import load_encoder
-
     model, tok = load_encoder(name)
     return model.eval(), tok
+
+
+def resolve_encoder_pair(encoder):
+    """"default" / HF name / path -> cached (model, tokenizer); a (model, tokenizer) pair passes through."""
+    if isinstance(encoder, tuple):
+        return encoder
+    return cached_encoder(str(encoder))
+
+
+def settings_repr(obj) -> str:
+    """`Name(field=value, ...)` of a dataclass classifier; a loaded encoder pair shows as 'custom'."""
+    items = []
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if f.name == "encoder" and not isinstance(value, str):
+            value = "custom"
+        items.append(f"{f.name}={value!r}")
+    return f"{type(obj).__name__}({', '.join(items)})"
 
 
 def sentence_embeddings(texts, encoder: str = "default", *, max_length: int = 128, batch_size: int = 64,
@@ -56,3 +79,6 @@ def sentence_embeddings(texts, encoder: str = "default", *, max_length: int = 12
 def clear_cache() -> None:
     """Forget cached sentence vectors (e.g. after changing an encoder folder on disk)."""
     _CACHE.clear()
+
+
+__all__ = ["cached_encoder", "clear_cache", "resolve_encoder_pair", "sentence_embeddings", "settings_repr"]

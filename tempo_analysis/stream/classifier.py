@@ -1,29 +1,46 @@
-"""Stream classification pipeline: TempoFormer as an sklearn-style classifier over Timelines.
+"""TempoFormerClassifier: the stream-classification estimator over Timelines (scikit-learn style).
 
     clf = TempoFormerClassifier(window=5, epochs=3).fit(train_timelines, dev_timelines)
     proba = clf.predict_proba(test_timelines)      # [posts, classes], rows of test_timelines.df
     clf.temporal_attention(test_timelines, post_id) # the window's rotary attention maps
+    clf.visualize_attention(test_timelines, post_id) # the same as a plotly figure
+    clf.save("run/"); TempoFormerClassifier.load("run/")
 
+Settings are annotated dataclass fields (the constructor's keyword arguments); what `fit` learns
+ends in ``_`` (``model_``, ``tokenizer_``, ``label_names_``, ``history_``, ``trainer_``).
 Training goes through the shared `tempo_analysis.training.Trainer` (seeded, AdamW, linear
 schedule, early stopping on dev macro-F1, best weights restored). With `freeze_local=True` the
 local stack is frozen and its per-post output is computed ONCE per post and cached, so an epoch
 only runs the two upper layers (the fast CPU setting the notebook uses).
-`make_classifier(name, ...)` builds TempoFormer or any baseline by name for the CLI and the CV.
+`what_if(clf, timelines, post_id, text=..., gap_seconds=..., window=...)` re-predicts one post
+after editing it. The model is :mod:`tempo_analysis.stream.model` (Tseriotou et al., 2024); the
+experiment protocol (splits, baselines by name, notebook defaults) is
+:mod:`tempo_analysis.stream.experiment`.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import OrderedDict
+from dataclasses import KW_ONLY, dataclass
+from pathlib import Path
 
 import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
 import torch
+from transformers import AutoTokenizer
 
+from tempo_analysis.data import Timelines
+from tempo_analysis.encoders import resolve_encoder
 from tempo_analysis.evaluation.classification import classification_scores
-from tempo_analysis.models.tempoformer import TempoFormerModel, check_ablation, focal_alpha_from_labels
+from tempo_analysis.figures import stream as figures
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
-from .batching import WindowDataset, build_stream_data, collate_items, model_inputs
-from .embeddings import cached_encoder
+from .batching import WindowDataset, build_stream_data, collate_items, model_inputs, pad_token_rows
+from .embeddings import resolve_encoder_pair, settings_repr
+from .model import SUMMARIES, TempoFormerModel, check_ablation, focal_alpha_from_labels
 
 # local-stack outputs per (fingerprint of the local stack's weights, device, post tokens), shared
 # by every classifier of this process whose local stack is the same (bounded, oldest dropped)
@@ -43,8 +60,6 @@ def local_stack_fingerprint(model) -> str:
     Remembered on the model until any of those tensors changes in place (an optimiser step bumps
     their version counters), so the memo can never serve outputs of other weights.
     """
-    import hashlib
-
     params = [*model.encoder.embeddings.parameters(), *model.local_layers.parameters()]
     versions = tuple((id(p), p._version) for p in params)
     cached = getattr(model, "_local_fingerprint", None)
@@ -56,21 +71,13 @@ def local_stack_fingerprint(model) -> str:
     model._local_fingerprint = (versions, h.hexdigest())
     return model._local_fingerprint[1]
 
-BASELINES = ("random", "post_encoder", "ffn_history", "bilstm")
-MODELS = ("tempoformer",) + BASELINES
-
 
 def encoder_summary(encoder) -> str:
     """How the encoder summarises a post: "mean" for sentence-transformers folders trained with mean
     pooling (such as the embedded all-MiniLM-L6-v2, whose [CLS] is never trained), else "cls"."""
-    import json
-    from pathlib import Path
-
     if not isinstance(encoder, str):
         return "cls"
     try:
-        from tempo_analysis.encoders import resolve_encoder
-
         pooling = Path(resolve_encoder(encoder)) / "1_Pooling" / "config.json"
         if pooling.is_file() and json.loads(pooling.read_text()).get("pooling_mode_mean_tokens"):
             return "mean"
@@ -79,32 +86,41 @@ def encoder_summary(encoder) -> str:
     return "cls"
 
 
-def resolve_encoder_pair(encoder):
-    """"default" / HF name / path -> cached (model, tokenizer); a (model, tokenizer) pair passes through."""
-    if isinstance(encoder, tuple):
-        return encoder
-    return cached_encoder(str(encoder))
-
-
+@dataclass(eq=False)
 class TempoFormerClassifier:
     """TempoFormer over windows of `window` posts; fit/predict on Timelines (see module docstring)."""
 
-    def __init__(self, encoder="default", *, window: int = 5, ablation: str = "none", epochs: int = 3,
-                 lr: float = 5e-5, head_lr: float = 1e-3, batch_size: int = 16, max_length: int = 64,
-                 freeze_local: bool = False, patience: int | None = None, warmup_ratio: float = 0.1,
-                 chunk: int = 4, summary: str = "auto",
-                 seed: int = 0, device: str = "auto", progress: bool = True, model_kwargs: dict | None = None):
-        self.encoder, self.window, self.ablation = encoder, int(window), check_ablation(ablation)
-        self.epochs, self.lr, self.head_lr, self.batch_size = epochs, lr, head_lr, batch_size
-        self.max_length, self.freeze_local, self.patience = max_length, freeze_local, patience
-        self.warmup_ratio, self.seed, self.device, self.progress = warmup_ratio, seed, device, progress
-        self.chunk = max(1, min(int(chunk), int(batch_size)))  # consecutive windows per shuffled item
-        self.model_kwargs = dict(model_kwargs or {})
-        if summary not in ("auto", "cls", "mean", "mean_then_cls"):
-            raise ValueError(f"summary={summary!r}: use 'auto', 'cls' (paper), 'mean' or 'mean_then_cls'")
-        self.summary = summary  # "auto": "mean" for mean-pooling sentence encoders (MiniLM), else "cls"
+    encoder: object = "default"  # "default" (embedded MiniLM), an HF name, a path, or a (model, tokenizer) pair
+    _: KW_ONLY
+    window: int = 5  # posts per window, the current post last (the paper: 5, 10, 20)
+    ablation: str = "none"  # a name of tempo_analysis.stream.model.ABLATIONS
+    epochs: int = 3
+    lr: float = 5e-5  # learning rate of the encoder's weights
+    head_lr: float = 1e-3  # learning rate of the new modules (stream positions, temporal MHA, gate, head)
+    batch_size: int = 16  # windows per optimiser step
+    max_length: int = 64  # tokens per post
+    freeze_local: bool = False  # freeze the local stack and cache its per-post output
+    patience: int | None = None  # early stopping on dev macro-F1 (only when dev timelines are given)
+    warmup_ratio: float = 0.1
+    chunk: int = 4  # consecutive windows of one timeline per shuffled training item (<= batch_size)
+    summary: str = "auto"  # post vector of the stream: "cls" (paper), "mean", "mean_then_cls"; "auto" =
+    # "mean" for mean-pooling sentence encoders (MiniLM), else "cls"
+    seed: int = 0
+    device: str = "auto"
+    progress: bool = True
+    model_kwargs: dict | None = None  # more TempoFormerConfig fields (e.g. time_unit, rope_theta)
+
+    def __post_init__(self):
+        window = self.window
+        self.window, self.ablation = int(window), check_ablation(self.ablation)
+        self.chunk = max(1, min(int(self.chunk), int(self.batch_size)))
+        self.model_kwargs = dict(self.model_kwargs or {})
+        if self.summary not in ("auto", *SUMMARIES):
+            raise ValueError(f"summary={self.summary!r}: use 'auto', 'cls' (paper), 'mean' or 'mean_then_cls'")
         if self.window < 1:
             raise ValueError(f"window={window!r} must be a positive integer (e.g. 5, 10, 20)")
+
+    __repr__ = settings_repr
 
     # ----- building ---------------------------------------------------------------------------
     def _build_model(self, label_names, train_labels) -> TempoFormerModel:
@@ -143,8 +159,6 @@ class TempoFormerClassifier:
             else:
                 cache[r] = hit
         order = [todo[i] for i in np.argsort([len(data.tokens[r]) for r in todo], kind="stable")]
-        from .batching import pad_token_rows
-
         for i in range(0, len(order), batch_size):
             rows = order[i : i + batch_size]
             ids, am = pad_token_rows([data.tokens[r] for r in rows], data.pad_id)
@@ -200,9 +214,6 @@ class TempoFormerClassifier:
 
     def save(self, folder) -> None:
         """Write the fitted model (safetensors), its tokenizer and the settings to `folder`."""
-        import json
-        from pathlib import Path
-
         self._check_fitted()
         folder = Path(folder)
         self.model_.save_pretrained(folder / "model")
@@ -215,11 +226,6 @@ class TempoFormerClassifier:
     @classmethod
     def load(cls, folder, device: str = "cpu", progress: bool = False) -> "TempoFormerClassifier":
         """Read a classifier written by `save`."""
-        import json
-        from pathlib import Path
-
-        from transformers import AutoTokenizer
-
         folder = Path(folder)
         meta = json.loads((folder / "classifier.json").read_text())
         label_names = meta.pop("label_names")
@@ -291,6 +297,36 @@ class TempoFormerClassifier:
                 "gaps": data.windows.gaps[pos][real].tolist(), "attention": att,
                 "proba": out.logits.softmax(-1)[0].cpu().numpy()}
 
+    # ----- figures (tempo_analysis.figures.stream) ---------------------------------------------
+    def visualize_attention(self, timelines, post_id, *, layer: int = -1, head: int | None = None,
+                            title: str | None = None) -> go.Figure:
+        """Heatmap of the temporal rotary attention in the window of `post_id` (query x key post).
+
+        layer: upper layer (0 = first, -1 = last); head=None averages the heads. Hover shows the posts.
+        """
+        att = self.temporal_attention(timelines, post_id)
+        texts = timelines.df.set_index("post_id").loc[att["post_ids"], "text"].tolist()
+        return figures.attention_heatmap(att, layer=layer, head=head, texts=texts, title=title)
+
+    def visualize_probabilities(self, timelines, timeline_id=None, *, proba: np.ndarray | None = None,
+                                title: str | None = None) -> go.Figure:
+        """Predicted probability of each change class along one timeline (default: the first),
+        with the true changes marked. `proba`: a `predict_proba(timelines)` result to reuse."""
+        self._check_fitted()
+        proba = self.predict_proba(timelines) if proba is None else proba
+        tid = timelines.timeline_ids[0] if timeline_id is None else timeline_id
+        return figures.probability_plot(timelines, tid, proba, self.label_names_, title=title)
+
+    def visualize_confusion(self, timelines, *, proba: np.ndarray | None = None,
+                            title: str = "confusion matrix (rows = truth)") -> go.Figure:
+        """Confusion matrix of the predictions on labelled `timelines` (rows = true labels).
+        `proba`: a `predict_proba(timelines)` result to reuse."""
+        self._check_fitted()
+        proba = self.predict_proba(timelines) if proba is None else proba
+        names = self.label_names_
+        scores = classification_scores(timelines.label_codes(names), np.asarray(proba).argmax(-1), names)
+        return figures.confusion_heatmap(scores["confusion"], names, title=title)
+
 
 def what_if(clf, timelines, post_id, *, text: str | None = None, gap_seconds: float | None = None,
             window: int | None = None) -> np.ndarray:
@@ -300,10 +336,6 @@ def what_if(clf, timelines, post_id, *, text: str | None = None, gap_seconds: fl
     `gap_seconds` moves the post (not the earlier ones) to `previous post time + gap_seconds`.
     `window` predicts with another window size.
     """
-    import pandas as pd
-
-    from tempo_analysis.data import Timelines
-
     df = timelines.df
     hit = np.flatnonzero(df["post_id"].to_numpy() == str(post_id))
     if len(hit) == 0:
@@ -326,130 +358,4 @@ def what_if(clf, timelines, post_id, *, text: str | None = None, gap_seconds: fl
     return clf.predict_proba(edited, window=window)[-1]
 
 
-def notebook_defaults() -> dict:
-    """The settings notebook 01 runs with by default (and the test asserting its macro-F1 uses).
-
-    A single timeline-level split of the planted world (fold 0 of 5; dev = 25% of the rest: 72 /
-    24 / 24 timelines), TempoFormer on the embedded MiniLM (post vectors = token means, as MiniLM
-    was trained) with the local stack frozen and cached, windows of 3 posts, 4 epochs: about 2.5
-    minutes on 2 CPU cores. Measured on this split (seed 0): test macro-F1 0.83 (5 epochs: 0.86).
-    On the earlier 90-timeline world the same model scored 0.78-0.84 depending on the settings:
-    a test fold of 18 timelines was too small to rank settings, hence 120 timelines.
-    """
-    return {
-        "data": "world",
-        "folds": 5,
-        "fold": 0,
-        "seed": 0,
-        "window": 3,
-        "tempoformer": dict(encoder="default", window=3, epochs=4, lr=1e-4, head_lr=2e-3, batch_size=8,
-                            max_length=64, freeze_local=True, summary="auto", seed=0),
-        "baselines": ["random", "ffn_history", "bilstm"],
-        "ablations": ["vanilla_mha", "no_gate_norm"],
-        "run_ablations": False,
-    }
-
-
-# the settings a recorded ablation run must share with the notebook's full model to be comparable
-_RECORDED_KEYS = ("encoder", "epochs", "lr", "head_lr", "batch_size", "max_length", "freeze_local")
-
-
-def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max_timelines=None,
-                      fold: int = 0, folds: int = 5, folder=None) -> dict | None:
-    """{"summary", "source"} of a recorded `stream evaluate --ablation` run matching these settings.
-
-    Notebook 01 shows these instead of retraining every ablation (each costs as much as the main
-    model). Files: `<folder>/<data>_ablation_<name>.json` as written by `tempo-analysis stream
-    evaluate --max-folds 1` (default folder: the checkout's docs/results/stream). Returns None when
-    there is no such file or it was made with other data, split, window, seed or training settings,
-    so a stale or foreign record is never shown as if it matched.
-    """
-    import json
-    from pathlib import Path
-
-    from tempo_analysis.notebook import project_root
-
-    check_ablation(ablation)
-    folder = Path(folder) if folder is not None else project_root() / "docs" / "results" / "stream"
-    path = folder / f"{str(data).partition(':')[0]}_ablation_{ablation}.json"
-    if not path.is_file():
-        return None
-    rec = json.loads(path.read_text())
-    by_window = rec.get("by_window", {}).get(str(settings.get("window")))
-    runs = (by_window or {}).get("runs", [])
-    same = (rec.get("data") == data and rec.get("ablation") == ablation and max_timelines is None
-            and rec.get("folds") == folds and len(runs) == 1 and runs[0].get("fold") == fold
-            and runs[0].get("seed") == settings.get("seed", 0)
-            and all(rec.get("settings", {}).get(k) == settings.get(k) for k in _RECORDED_KEYS
-                    if k in settings))
-    if not same:
-        return None
-    return {"summary": by_window["summary"], "source": str(path)}
-
-
-def split_timelines(timelines, folds: int = 5, fold: int = 0, seed: int = 0, dev_fraction: float = 0.25):
-    """(train, dev, test) Timelines of one fold of the timeline-level split (no timeline shared)."""
-    from tempo_analysis.evaluation.classification import timeline_folds
-
-    sp = timeline_folds(timelines, folds, dev_fraction, seed)[fold]
-    return timelines.subset(sp.train), timelines.subset(sp.dev), timelines.subset(sp.test)
-
-
-def fit_and_score(name: str, train, dev, test, **settings) -> dict:
-    """Fit model `name` (make_classifier) on train/dev, score on test.
-
-    Returns {"summary": mean/std dict as cross_validate gives (one run), "runs": [run],
-    "model": the fitted classifier, "proba": its test probabilities, "seconds": fit+predict time}.
-    """
-    import time
-
-    from tempo_analysis.evaluation.classification import aggregate
-
-    t0 = time.perf_counter()
-    clf = make_classifier(name, **settings).fit(train, dev)
-    proba = clf.predict_proba(test)
-    pred = clf.predict(test) if name == "random" else proba.argmax(-1)
-    names = list(clf.label_names_)
-    run = dict(seed=settings.get("seed", 0), fold=0, n_train=len(train), n_test=len(test),
-               **classification_scores(test.label_codes(names), pred, names))
-    return {"summary": aggregate([run], names), "runs": [run], "model": clf, "proba": proba,
-            "seconds": round(time.perf_counter() - t0, 1)}
-
-
-def notebook_tempoformer(defaults: dict | None = None, timelines=None, progress: bool = False) -> dict:
-    """Notebook 01's main result: TempoFormer at `notebook_defaults()` on the planted world's split.
-
-    The notebook and the test that asserts its macro-F1 both call this.
-    """
-    from .data import load_stream_data
-
-    d = notebook_defaults() if defaults is None else defaults
-    tl = load_stream_data(d["data"]) if timelines is None else timelines
-    train, dev, test = split_timelines(tl, d["folds"], d["fold"], d["seed"])
-    out = fit_and_score("tempoformer", train, dev, test, progress=progress, **d["tempoformer"])
-    out["split"] = (train, dev, test)
-    return out
-
-
-def make_classifier(name: str, **settings):
-    """TempoFormer or a baseline by name ("tempoformer", "random", "post_encoder", "ffn_history", "bilstm").
-
-    settings are the class's keyword arguments; keys a class does not take are ignored, so one
-    settings dict can drive every model (e.g. window, epochs, seed, encoder, progress).
-    """
-    import inspect
-
-    from tempo_analysis.models import stream_baselines as sb
-
-    classes = {"tempoformer": TempoFormerClassifier, "random": sb.PriorRandomClassifier,
-               "post_encoder": sb.PostEncoderClassifier, "ffn_history": sb.FFNHistoryClassifier,
-               "bilstm": sb.BiLSTMClassifier}
-    if name not in classes:
-        raise ValueError(f"model {name!r} is not known; valid names: {', '.join(classes)}")
-    cls = classes[name]
-    params = inspect.signature(cls.__init__).parameters
-    return cls(**{k: v for k, v in settings.items() if k in params})
-
-
-__all__ = ["BASELINES", "MODELS", "TempoFormerClassifier", "fit_and_score", "make_classifier", "notebook_defaults",
-           "notebook_tempoformer", "recorded_ablation", "resolve_encoder_pair", "split_timelines", "what_if"]
+__all__ = ["TempoFormerClassifier", "encoder_summary", "local_stack_fingerprint", "what_if"]

@@ -37,6 +37,8 @@ from transformers import AutoConfig, AutoModel, PreTrainedConfig, PreTrainedMode
 from transformers.masking_utils import create_bidirectional_mask
 from transformers.utils import ModelOutput
 
+from tempo_analysis.encoders import load_encoder
+
 # name -> what the ablation removes or changes (paper Tables 3 and 4)
 ABLATIONS: dict[str, str] = {
     "none": "full TempoFormer",
@@ -332,8 +334,6 @@ class TempoFormerModel(PreTrainedModel):
         config_kwargs go to TempoFormerConfig (num_labels, id2label, ablation, num_local_layers, ...).
         """
         if isinstance(encoder, str):
-            from tempo_analysis.encoders import load_encoder
-
             name = encoder
             encoder, _ = load_encoder(encoder)
         else:

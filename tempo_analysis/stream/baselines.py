@@ -2,27 +2,33 @@
 
 Every class has `fit(train_timelines, dev_timelines=None) -> self`, `predict_proba(timelines)`
 ([posts, classes], rows of timelines.df), `predict(timelines)` and `label_names_`, so they run
-through the same cross-validation (`tempo_analysis.evaluation.classification.cross_validate`).
+through the same cross-validation (`tempo_analysis.evaluation.classification.cross_validate`);
+`tempo_analysis.stream.experiment.make_classifier` builds any of them by name.
 
 - `PriorRandomClassifier`: samples each post's label from the training class distribution.
 - `PostEncoderClassifier`: the encoder fine-tuned on the current post alone (pooled [CLS] -> linear).
 - `FFNHistoryClassifier`: [sentence vector of the current post ; mean over the window] -> 2-layer FFN.
 - `BiLSTMClassifier`: one bidirectional LSTM layer over the window's sentence vectors.
 Sentence vectors are frozen mean-pooled encoder outputs (SBERT-style, as in the paper). All
-trained models use the alpha-weighted focal loss (gamma 2) and the shared Trainer.
+trained models use the alpha-weighted focal loss (gamma 2) and the shared Trainer. Settings are
+annotated dataclass fields (the constructor's keyword arguments).
 """
 
 from __future__ import annotations
 
 import copy
+from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
 import torch
 import torch.nn as nn
 
 from tempo_analysis.evaluation.classification import classification_scores
-from tempo_analysis.models.tempoformer import focal_alpha_from_labels, focal_loss
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
+
+from .batching import pad_token_rows, tokenize_texts
+from .embeddings import resolve_encoder_pair, sentence_embeddings, settings_repr
+from .model import focal_alpha_from_labels, focal_loss
 
 
 def _labels_of(train):
@@ -35,11 +41,11 @@ def _labels_of(train):
     return names, codes
 
 
+@dataclass(eq=False)
 class PriorRandomClassifier:
     """Random post-level baseline: labels drawn from the training class priors (seeded)."""
 
-    def __init__(self, seed: int = 0):
-        self.seed = seed
+    seed: int = 0
 
     def fit(self, train, dev=None) -> "PriorRandomClassifier":
         self.label_names_, codes = _labels_of(train)
@@ -146,8 +152,6 @@ class _TorchBaseline:
 
 def _window_vectors(timelines, window: int, encoder: str, max_length: int):
     """Sentence vectors per window slot [N, w, H] (zeros at pads) and the mask [N, w]."""
-    from tempo_analysis.stream.embeddings import sentence_embeddings
-
     emb = sentence_embeddings(timelines.df["text"].tolist(), encoder, max_length=max_length)
     w = timelines.windows(int(window))
     x = emb[np.clip(w.post_index, 0, None)] * w.mask[..., None]
@@ -188,17 +192,28 @@ class BiLSTMNet(nn.Module):
         return self.out(self.drop(torch.cat([h[0], h[1]], dim=-1)))
 
 
+@dataclass(eq=False)
 class _SentenceVectorBaseline(_TorchBaseline):
     schedule = "constant"
 
-    def __init__(self, encoder: str = "default", *, window: int = 5, hidden=None, epochs: int = 30,
-                 lr: float = 1e-3, batch_size: int = 64, dropout: float = 0.1, patience: int | None = 5,
-                 max_length: int = 128, seed: int = 0, device: str = "auto", progress: bool = False):
-        if not isinstance(encoder, str):
+    encoder: str = "default"  # encoder name or path whose mean-pooled vectors are the posts' features
+    _: KW_ONLY
+    window: int = 5  # posts per window (the current post last)
+    hidden: tuple | int | None = None  # FFN: (h1, h2), default (64, 64); BiLSTM: LSTM size, default 128
+    epochs: int = 30
+    lr: float = 1e-3
+    batch_size: int = 64
+    dropout: float = 0.1
+    patience: int | None = 5  # early stopping on dev macro-F1 (only when dev timelines are given)
+    max_length: int = 128  # tokens per post for the sentence vectors
+    seed: int = 0
+    device: str = "auto"
+    progress: bool = False
+
+    def __post_init__(self):
+        if not isinstance(self.encoder, str):
             raise ValueError("sentence-vector baselines take an encoder name or path (e.g. 'default')")
-        self.encoder, self.window, self.hidden, self.epochs, self.lr = encoder, int(window), hidden, epochs, lr
-        self.batch_size, self.dropout, self.patience, self.max_length = batch_size, dropout, patience, max_length
-        self.seed, self.device, self.progress = seed, device, progress
+        self.window = int(self.window)
 
     def _features(self, timelines):
         x, mask = _window_vectors(timelines, self.window, self.encoder, self.max_length)
@@ -243,28 +258,30 @@ class PostEncoderNet(nn.Module):
         return self.out(self.drop(pooled))
 
 
+@dataclass(eq=False)
 class PostEncoderClassifier(_TorchBaseline):
     """BERT-style post-level baseline: the encoder fine-tuned on the current post only."""
 
     schedule = "linear"
 
-    def __init__(self, encoder="default", *, epochs: int = 3, lr: float = 5e-5, batch_size: int = 16,
-                 max_length: int = 64, patience: int | None = None, seed: int = 0, device: str = "auto",
-                 progress: bool = False):
-        self.encoder, self.epochs, self.lr, self.batch_size = encoder, epochs, lr, batch_size
-        self.max_length, self.patience, self.seed = max_length, patience, seed
-        self.device, self.progress = device, progress
+    encoder: object = "default"  # "default", an HF name, a path, or a (model, tokenizer) pair
+    _: KW_ONLY
+    epochs: int = 3
+    lr: float = 5e-5
+    batch_size: int = 16
+    max_length: int = 64  # tokens per post
+    patience: int | None = None
+    seed: int = 0
+    device: str = "auto"
+    progress: bool = False
+
+    __repr__ = settings_repr
 
     def _net(self, num_labels):
-        from tempo_analysis.stream.pipeline import resolve_encoder_pair
-
         enc, self.tokenizer_ = resolve_encoder_pair(self.encoder)
         return PostEncoderNet(copy.deepcopy(getattr(enc, "base_model", enc)).train(), num_labels)
 
     def _features(self, timelines):
-        from tempo_analysis.stream.batching import tokenize_texts
-        from tempo_analysis.stream.pipeline import resolve_encoder_pair
-
         _, tok = resolve_encoder_pair(self.encoder)
         ids = tokenize_texts(timelines.df["text"].tolist(), tok, self.max_length)
         self.pad_id_ = int(tok.pad_token_id or 0)
@@ -275,8 +292,6 @@ class PostEncoderClassifier(_TorchBaseline):
         return _DictDataset(input_ids=ids[rows], labels=torch.as_tensor(codes[rows]))
 
     def _collate(self):
-        from tempo_analysis.stream.batching import pad_token_rows
-
         def collate(items):
             ids, am = pad_token_rows([it["input_ids"] for it in items], self.pad_id_)
             out = {"input_ids": ids, "attention_mask": am}
