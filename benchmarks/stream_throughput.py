@@ -13,7 +13,7 @@ The theoretical speed-up of (1) over (2) for full windows, with every post encod
 bound = L*W / (L_local + L_upper*W). Our last layer computes only [CLS] rows (exact), which
 makes both paths cheaper and the measured ratio can exceed that bound.
 
-    python benchmarks/stream_throughput.py                  # LRS posts if ../shared/data is present
+    python benchmarks/stream_throughput.py                  # LRS posts if shared/data is found
     python benchmarks/stream_throughput.py --encoder tiny --windows 2 --max-windows 8   # smoke run
 The last printed line is one JSON object (W = the largest window).
 """
@@ -24,28 +24,27 @@ import argparse
 import json
 import sys
 import time
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import torch
 
 from tempo_analysis.data import Timelines
-from tempo_analysis.models.tempoformer import TempoFormerModel
+from tempo_analysis.data.locations import shared_data_dir
+from tempo_analysis.data.specs import load_timelines
+from tempo_analysis.encoders import load_encoder, tiny_encoder
 from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_windows, model_inputs
 from tempo_analysis.stream.batching import per_window_batch
+from tempo_analysis.stream.model import TempoFormerModel
 
-LRS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "rumoureval2017"
+SHARED = shared_data_dir()
+HAS_LRS = SHARED is not None and (SHARED / "rumoureval2017").is_dir()
 
 
 def lrs_shaped_timelines(n: int = 40, seed: int = 0) -> Timelines:
     """Real RumourEval threads when the shared data is present, else synthetic tweets of LRS shape
     (timeline length ~ LRS: mean 17, median 13; 10-30 words per post)."""
-    if LRS.is_dir():
-        from tempo_analysis.data.loaders.rumoureval import load_rumoureval
-        from tempo_analysis.stream.data import subsample_timelines
-
-        return subsample_timelines(load_rumoureval(LRS), n, seed)
+    if HAS_LRS:
+        return load_timelines("rumoureval2017", max_timelines=n, seed=seed)
     rng = np.random.default_rng(seed)
     vocab = "claim police report breaking news source confirmed false true hostages cafe plane crash " \
             "video photo witnesses says reports unconfirmed rt via http amazing sad wow".split()
@@ -61,12 +60,8 @@ def lrs_shaped_timelines(n: int = 40, seed: int = 0) -> Timelines:
 
 def build_model(encoder: str, num_local: int | None):
     if encoder == "tiny":
-        from tempo_analysis.encoders import tiny_encoder
-
         enc, tok = tiny_encoder(hidden=64, layers=4, heads=2, max_position=512)
     else:
-        from tempo_analysis.encoders import load_encoder
-
         enc, tok = load_encoder(encoder)
     kw = {} if num_local is None else {"num_local_layers": num_local}
     return TempoFormerModel.from_encoder(enc, num_labels=2, **kw), tok
@@ -102,7 +97,7 @@ def main(argv=None) -> dict:
     tl = lrs_shaped_timelines(args.timelines, args.seed)
     tokens = None
     report = {"encoder": args.encoder, "layers": L, "local_layers": L_loc, "upper_layers": L - L_loc,
-              "timelines": len(tl.timeline_ids), "source": "rumoureval2017" if LRS.is_dir() else "synthetic",
+              "timelines": len(tl.timeline_ids), "source": "rumoureval2017" if HAS_LRS else "synthetic",
               "threads": torch.get_num_threads(), "per_W": {}}
     print(f"# {report['source']} posts, encoder {args.encoder} ({L_loc} local + {L - L_loc} upper layers), "
           f"{torch.get_num_threads()} threads")

@@ -39,19 +39,18 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
+from tempo_analysis.data.specs import load_timelines
 from tempo_analysis.evaluation.classification import aggregate, classification_scores
 from tempo_analysis.figures import stream as figs
 from tempo_analysis.notebook import cached, record_summary
-from tempo_analysis.stream.data import load_stream_data
-from tempo_analysis.stream.pipeline import (TempoFormerClassifier, fit_and_score, notebook_defaults,
-                                            recorded_ablation,
-                                            split_timelines, what_if)
+from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
+from tempo_analysis.stream.experiment import fit_and_score, notebook_defaults, recorded_ablation, split_timelines
 from tempo_analysis.widgets.stream import timeline_viewer, what_if_panel
 
 T0 = time.perf_counter()
 
 # %% tags=["parameters"]
-DATA = "world"  # "world", "rumoureval2017:../../shared/data/rumoureval2017", "csv:FILE"
+DATA = "world"  # "world", "rumoureval2017" (from shared/data), "rumoureval2017:DIR", "csv:FILE"
 MAX_TIMELINES = None  # seeded subset of timelines (e.g. 80 for a quick RumourEval look)
 WINDOW = 3  # posts per window (the paper: 5, 10 or 20; more context costs more time)
 EPOCHS = 4  # TempoFormer training epochs
@@ -62,13 +61,13 @@ RUN_ABLATIONS = False  # True: retrain each ablation here (~2 min each); False: 
 RECORD = True  # write key numbers to build/summary.json
 
 # %% [markdown]
-# The defaults above are `tempo_analysis.stream.pipeline.notebook_defaults()` (a test checks that
+# The defaults above are `tempo_analysis.stream.experiment.notebook_defaults()` (a test checks that
 # they agree, and that TempoFormer reaches macro-F1 ≥ 0.8 on the planted world with them).
 
 # %%
 defaults = notebook_defaults()
 settings = dict(defaults["tempoformer"], window=WINDOW, epochs=EPOCHS, seed=SEED)
-timelines = load_stream_data(DATA, max_timelines=MAX_TIMELINES, seed=SEED)
+timelines = load_timelines(DATA, max_timelines=MAX_TIMELINES, seed=SEED)
 names = timelines.label_names
 print(timelines)
 display(timelines.df.groupby("label").size().rename("posts").to_frame().T)
@@ -106,7 +105,7 @@ run = classification_scores(test.label_codes(names), proba.argmax(-1), names)
 results = {"tempoformer": {"summary": aggregate([dict(run, seed=SEED)], names)}}
 print(f"TempoFormer test macro-F1 = {run['macro_f1']:.3f}  ·  per class: "
       + ", ".join(f"{n} {run['f1'][n]:.3f}" for n in names))
-figs.confusion_heatmap(run["confusion"], names, title="TempoFormer on the test timelines").show()
+clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timelines").show()
 
 # %% [markdown]
 # ## 3 · Baselines and comparison
@@ -162,7 +161,7 @@ figs.results_table(ablation_results, names, reference="TempoFormer",
 # %%
 test_proba = proba
 display(timeline_viewer(clf, test, test_proba))
-figs.probability_plot(test, test.timeline_ids[0], test_proba, names).show()
+clf.visualize_probabilities(test, test.timeline_ids[0], proba=test_proba).show()
 
 # %% [markdown]
 # ## 6 · What does the temporal attention look at?
@@ -174,10 +173,9 @@ figs.probability_plot(test, test.timeline_ids[0], test_proba, names).show()
 change = test.df[test.df["label"].isin([n for n in names if n not in ("O", "no_switch")])]
 post = change["post_id"].iloc[min(3, len(change) - 1)] if len(change) else test.df["post_id"].iloc[-1]
 att = clf.temporal_attention(test, post)
-texts = test.df.set_index("post_id").loc[att["post_ids"], "text"].tolist()
 print("window of", post, "→", dict(zip(names, np.round(att["proba"], 3))))
-figs.attention_heatmap(att, layer=0, texts=texts).show()
-figs.attention_heatmap(att, layer=-1, texts=texts).show()
+clf.visualize_attention(test, post, layer=0).show()
+clf.visualize_attention(test, post, layer=-1).show()
 
 # %% [markdown]
 # ## 7 · What if?

@@ -1,6 +1,6 @@
 """`tempo-analysis stream evaluate`: timeline-level cross-validation of TempoFormer or a baseline.
 
-    tempo-analysis stream evaluate --data rumoureval2017:../shared/data/rumoureval2017 \\
+    tempo-analysis stream evaluate --data rumoureval2017 \\
         --model default --window 20 --folds 5 --seeds 0 1 12 123 --out results.json
 
 Writes per-class and macro F1 (mean and std over folds x seeds), the summed confusion matrix and
@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from tempo_analysis.models.tempoformer import ABLATIONS
+from tempo_analysis.stream.names import ABLATIONS, BASELINES  # plain names: no torch at start-up
 
 
 def register(subparsers) -> None:
@@ -26,14 +26,15 @@ def register(subparsers) -> None:
     e = sub.add_parser("evaluate", help="timeline-level k-fold CV; per-class and macro F1 to JSON",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     e.add_argument("--data", default="world",
-                   help="world | world:DIR | rumoureval2017:DIR | csv:FILE | jsonl:FILE (default: world)")
+                   help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
+                        "rumoureval2017 alone reads shared/data/rumoureval2017)")
     e.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), an HF name or a path")
     e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
     e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
     e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
     e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
-    e.add_argument("--baseline", default=None, choices=["random", "post_encoder", "ffn_history", "bilstm"],
+    e.add_argument("--baseline", default=None, choices=list(BASELINES),
                    help="evaluate a baseline instead of TempoFormer")
     e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
     e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
@@ -70,17 +71,18 @@ def settings_from_args(args) -> dict:
 
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
+    # the command's heavy imports (torch, transformers) load only when it runs, not for `--help`
     import torch
 
+    from tempo_analysis.data.specs import load_timelines
     from tempo_analysis.evaluation.classification import aggregate, cross_validate, format_table
-    from tempo_analysis.stream.data import load_stream_data
-    from tempo_analysis.stream.pipeline import make_classifier
+    from tempo_analysis.stream.experiment import make_classifier
 
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.baseline and args.ablation != "none":
         raise ValueError("--ablation applies to TempoFormer; drop it when using --baseline")
-    tl = load_stream_data(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
+    tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                           seed=args.split_seed)
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")

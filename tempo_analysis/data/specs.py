@@ -102,7 +102,43 @@ def open_world(directory=None) -> World | None:
 
 
 # --- stream: Timelines ------------------------------------------------------------------------
-# (load_timelines lives here)
+# (this section's imports sit here, at module level, so that each wing edits only its own section)
+from tempo_analysis.data.loaders.rumoureval import load_rumoureval  # noqa: E402
+from tempo_analysis.data.timelines import Timelines, subsample_timelines  # noqa: E402
+from tempo_analysis.world.config import StreamWorldConfig  # noqa: E402
+from tempo_analysis.world.stream import generate_timelines  # noqa: E402
+
+TIMELINE_SPECS = {"world": "world[:DIR]", "rumoureval2017": "rumoureval2017[:DIR]", "csv": "csv:FILE",
+                  "jsonl": "jsonl:FILE"}
+
+
+def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | None = None,
+                   seed: int = 0) -> Timelines:
+    """Timelines (stream classification) for a ``--data`` spec.
+
+    ``world[:DIR]``: the planted world's diary timelines (labels ``O``/``IS``/``IE``), by the world
+    rule; ``rumoureval2017[:DIR]``: RumourEval-2017 threads with LRS stance-switch labels
+    (default folder: ``shared/data/rumoureval2017``); ``csv:FILE`` / ``jsonl:FILE``: columns
+    ``timeline_id, post_id, timestamp, text[, label, author]`` (``time_unit`` for numeric
+    timestamps: s, ms, min, h, D; timelines of one post are kept). ``max_timelines`` keeps a
+    seeded random subset of whole timelines.
+    """
+    s = parse_spec(spec, TIMELINE_SPECS)
+    if s.kind == "world":
+        world = open_world(s.path)
+        tl = world.timelines if world is not None else generate_timelines(StreamWorldConfig())
+    elif s.kind == "rumoureval2017":
+        tl = load_rumoureval(shared_path(s, "rumoureval2017"))
+    else:
+        if len(s.parts) != 1 or not Path(s.path).expanduser().is_file():
+            raise DataError(f"--data {s.text!r}: file {s.path!r} not found. Fix: give one existing "
+                            f"{s.kind} file path.")
+        reader = Timelines.from_csv if s.kind == "csv" else Timelines.from_jsonl
+        tl = reader(Path(s.path).expanduser(), time_unit=time_unit, min_posts=1)
+    return subsample_timelines(tl, max_timelines, seed)
+
+
+__all__ += ["TIMELINE_SPECS", "load_timelines"]
 
 
 # --- semantic change: ChangeData ---------------------------------------------------------------

@@ -40,7 +40,8 @@ from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
 from .batching import WindowDataset, build_stream_data, collate_items, model_inputs, pad_token_rows
 from .embeddings import resolve_encoder_pair, settings_repr
-from .model import SUMMARIES, TempoFormerModel, check_ablation, focal_alpha_from_labels
+from .model import TempoFormerModel, focal_alpha_from_labels
+from .names import SUMMARIES, check_ablation
 
 # local-stack outputs per (fingerprint of the local stack's weights, device, post tokens), shared
 # by every classifier of this process whose local stack is the same (bounded, oldest dropped)

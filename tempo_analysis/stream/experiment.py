@@ -22,14 +22,12 @@ from tempo_analysis.evaluation.classification import aggregate, classification_s
 
 from .baselines import BiLSTMClassifier, FFNHistoryClassifier, PostEncoderClassifier, PriorRandomClassifier
 from .classifier import TempoFormerClassifier
-from .model import check_ablation
+from .names import BASELINES, MODELS, check_ablation
 
-# every model by the name the CLI, the CV and fit_and_score take
+# every model by the name the CLI, the CV and fit_and_score take (names.MODELS, in that order)
 CLASSES = {"tempoformer": TempoFormerClassifier, "random": PriorRandomClassifier,
            "post_encoder": PostEncoderClassifier, "ffn_history": FFNHistoryClassifier,
            "bilstm": BiLSTMClassifier}
-BASELINES = ("random", "post_encoder", "ffn_history", "bilstm")
-MODELS = ("tempoformer",) + BASELINES
 
 
 def notebook_defaults() -> dict:

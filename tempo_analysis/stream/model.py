@@ -39,29 +39,7 @@ from transformers.utils import ModelOutput
 
 from tempo_analysis.encoders import load_encoder
 
-# name -> what the ablation removes or changes (paper Tables 3 and 4)
-ABLATIONS: dict[str, str] = {
-    "none": "full TempoFormer",
-    "sequential_rope": "RoPE over post order (slot distance) instead of time gaps",
-    "vanilla_mha": "plain multi-head attention over [CLS] (no rotary embedding)",
-    "no_s11": "no stream position embedding before the last layer",
-    "no_s10_s11": "no stream position embeddings at all",
-    "no_gate_norm": "fused [CLS] is the temporal MHA output (no Gate&Norm)",
-    "rotempoformer": "LSTM over every post's pooled fused [CLS] (RoTempoFormer)",
-}
-
-
-SUMMARIES = ("cls", "mean", "mean_then_cls")
-
-
-def check_ablation(name: str | None) -> str:
-    """Return a valid ablation name or raise ValueError listing the valid ones."""
-    name = "none" if name in (None, "") else str(name)
-    if name not in ABLATIONS:
-        raise ValueError(
-            f"ablation={name!r} is not known; valid names: {', '.join(ABLATIONS)}"
-        )
-    return name
+from .names import ABLATIONS, SUMMARIES, check_ablation
 
 
 class TempoFormerConfig(PreTrainedConfig):
@@ -501,6 +479,7 @@ class TempoFormerModel(PreTrainedModel):
 
 __all__ = [
     "ABLATIONS",
+    "SUMMARIES",
     "TempoFormerConfig",
     "TempoFormerModel",
     "TempoFormerOutput",

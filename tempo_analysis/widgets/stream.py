@@ -2,24 +2,23 @@
 
 - `timeline_viewer(clf, timelines)`: dropdown of timelines -> predicted change probability vs truth.
 - `what_if_panel(clf, timelines)`: pick a post, edit its text, drag its gap to the previous post,
-  change the window size -> the class probabilities update (`tempo_analysis.stream.pipeline.what_if`).
+  change the window size -> the class probabilities update (`tempo_analysis.stream.classifier.what_if`).
 """
 
 from __future__ import annotations
 
 import math
 
+import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
 from tempo_analysis.figures.stream import probability_plot
-from tempo_analysis.stream.pipeline import what_if
+from tempo_analysis.stream.classifier import what_if
 
 
 def timeline_viewer(clf, timelines, proba=None):
     """Dropdown over timelines; the figure shows P(change) per post against the true changes."""
-    import ipywidgets as W
-
     proba = clf.predict_proba(timelines) if proba is None else proba
     ids = timelines.timeline_ids
     pick = W.Dropdown(options=ids, value=ids[0], description="timeline")
@@ -39,8 +38,6 @@ def timeline_viewer(clf, timelines, proba=None):
 
 def what_if_panel(clf, timelines, timeline_id=None, max_window: int = 20):
     """Edit one post (text, gap) or the window size and watch its predicted class probabilities."""
-    import ipywidgets as W
-
     ids = timelines.timeline_ids
     tl_pick = W.Dropdown(options=ids, value=timeline_id or ids[0], description="timeline")
     post_pick = W.Dropdown(description="post")

@@ -7,6 +7,7 @@ import torch
 from transformers import BertConfig
 
 from tempo_analysis.data import Timelines
+from tempo_analysis.encoders import load_tokenizer
 
 
 def tiny_bert_dict(layers: int = 3, hidden: int = 32, heads: int = 2, vocab: int = 30522) -> dict:
@@ -19,7 +20,6 @@ def tiny_bert_dict(layers: int = 3, hidden: int = 32, heads: int = 2, vocab: int
 
 @pytest.fixture(scope="session")
 def tokenizer():
-    from tempo_analysis.encoders import load_tokenizer
     return load_tokenizer("default")
 
 

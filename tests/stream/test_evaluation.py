@@ -6,7 +6,7 @@ import pytest
 from tempo_analysis.evaluation.classification import (
     aggregate, classification_scores, cross_validate, format_table, timeline_folds,
 )
-from tempo_analysis.models.stream_baselines import PriorRandomClassifier
+from tempo_analysis.stream.baselines import PriorRandomClassifier
 
 from .conftest import make_timelines
 

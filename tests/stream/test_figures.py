@@ -1,12 +1,17 @@
 """Stream figures (asserted on fig.to_dict()), what-if edits and the notebook widgets."""
 
+import base64
+
 import numpy as np
 import pytest
+import torch
 
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.evaluation.classification import cross_validate
 from tempo_analysis.figures import stream as figs
-from tempo_analysis.stream.pipeline import TempoFormerClassifier, what_if
+from tempo_analysis.stream.baselines import PriorRandomClassifier
+from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
+from tempo_analysis.widgets.stream import timeline_viewer, what_if_panel
 
 from .conftest import make_timelines
 
@@ -14,8 +19,6 @@ from .conftest import make_timelines
 def arr(v) -> np.ndarray:
     """A figure dict's array: plotly 6 stores numpy arrays as {"dtype", "bdata"(, "shape")}."""
     if isinstance(v, dict) and "bdata" in v:
-        import base64
-
         a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=v["dtype"])
         return a.reshape([int(n) for n in str(v["shape"]).split(",")]) if "shape" in v else a
     return np.asarray(v)
@@ -26,8 +29,6 @@ def fitted():
     tl = make_timelines(n_timelines=4, n_posts=(6, 5), labels=("O", "IS", "IE"), seed=5)
     clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2), window=3, epochs=1,
                                 progress=False, device="cpu").fit(tl)
-    import torch
-
     with torch.no_grad():  # a barely trained tiny model hardly looks at time: make its stream modules loud
         torch.manual_seed(0)
         for p in [*clf.model_.temporal.parameters(), *clf.model_.head.parameters()]:
@@ -54,8 +55,6 @@ def test_timeline_and_probability_plots(fitted):
 def test_comparison_table_confusion_and_window_charts(fitted):
     _, tl = fitted
     names = tl.label_names
-    from tempo_analysis.models.stream_baselines import PriorRandomClassifier
-
     res = {m: cross_validate(lambda s: PriorRandomClassifier(seed=s), tl, folds=2, seeds=(0, 1), progress=False)
            for m in ("a", "b")}
     d = figs.comparison_chart(res, names).to_dict()
@@ -80,6 +79,21 @@ def test_attention_heatmap(fitted):
     assert d["data"][0]["x"][-1] == "2: now"
 
 
+def test_classifier_visualize_methods_delegate_to_the_figures(fitted):
+    clf, tl = fitted
+    pid = tl.timeline(tl.timeline_ids[0])["post_id"].iloc[4]
+    att = clf.temporal_attention(tl, pid)
+    texts = tl.df.set_index("post_id").loc[att["post_ids"], "text"].tolist()
+    assert clf.visualize_attention(tl, pid, layer=0).to_json() == figs.attention_heatmap(att, layer=0, texts=texts).to_json()
+    proba = clf.predict_proba(tl)
+    tid = tl.timeline_ids[1]
+    got = clf.visualize_probabilities(tl, tid).to_json()
+    assert got == figs.probability_plot(tl, tid, proba, clf.label_names_).to_json()
+    assert tl.timeline_ids[0] in clf.visualize_probabilities(tl, proba=proba).layout.title.text
+    z = arr(clf.visualize_confusion(tl).to_dict()["data"][0]["z"])
+    assert z.shape == (3, 3) and z.sum() == len(tl.df)
+
+
 def test_what_if_edits_text_gap_and_window(fitted):
     clf, tl = fitted
     df = tl.timeline(tl.timeline_ids[0])
@@ -96,9 +110,6 @@ def test_what_if_edits_text_gap_and_window(fitted):
 
 
 def test_widgets_build_and_react(fitted):
-    pytest.importorskip("ipywidgets")
-    from tempo_analysis.widgets.stream import timeline_viewer, what_if_panel
-
     clf, tl = fitted
     viewer = timeline_viewer(clf, tl)
     pick, fig = viewer.children

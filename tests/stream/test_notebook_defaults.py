@@ -1,11 +1,12 @@
 """Notebook 01's defaults: the parameters cell agrees with the library, and TempoFormer reaches
 macro-F1 >= 0.8 on the planted world with them (the number the notebook reports)."""
 
+import json
 from pathlib import Path
 
 import pytest
 
-from tempo_analysis.stream.pipeline import notebook_defaults, notebook_tempoformer, recorded_ablation
+from tempo_analysis.stream.experiment import notebook_defaults, notebook_tempoformer, recorded_ablation
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "01_stream_classification.py"
 
@@ -40,8 +41,6 @@ def test_recorded_ablations_match_the_notebook_settings():
 
 
 def test_recorded_ablation_rejects_other_settings(tmp_path):
-    import json
-
     d = notebook_defaults()
     settings = dict(d["tempoformer"], ablation="vanilla_mha")
     run = {"fold": 0, "seed": 0, "macro_f1": 0.5}

@@ -8,7 +8,11 @@ import torch
 
 from tempo_analysis.cli import main
 from tempo_analysis.encoders import tiny_encoder
-from tempo_analysis.stream.pipeline import TempoFormerClassifier, make_classifier
+from tempo_analysis.stream import classifier
+from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_items
+from tempo_analysis.stream.classifier import TempoFormerClassifier
+from tempo_analysis.stream.experiment import make_classifier
+from tempo_analysis.stream.model import TempoFormerModel
 
 from .conftest import make_timelines
 
@@ -51,14 +55,11 @@ def test_frozen_local_stack_cache_gives_the_same_predictions(tiny, data):
 
 
 def test_local_outputs_are_shared_across_classifiers_with_the_same_local_weights(tmp_path, tiny, data, monkeypatch):
-    from tempo_analysis.models.tempoformer import TempoFormerModel
-    from tempo_analysis.stream import pipeline
-
     model, tok = tiny
     model.save_pretrained(tmp_path / "enc")
     tok.save_pretrained(tmp_path / "enc")
     train, test = data
-    pipeline._LOCAL_MEMO.clear()
+    classifier._LOCAL_MEMO.clear()
     kw = dict(window=3, epochs=1, freeze_local=True, progress=False, device="cpu")
     first = TempoFormerClassifier(str(tmp_path / "enc"), **kw).fit(train)
     expected = first.predict_proba(test)
@@ -138,8 +139,6 @@ def test_cli_evaluate_writes_per_class_and_macro_f1(tmp_path, tiny, capsys):
 
 
 def test_training_chunks_keep_consecutive_windows_of_one_timeline(tokenizer):
-    from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_items
-
     tl = make_timelines(n_timelines=3, n_posts=(7, 2, 5))
     data = build_stream_data(tl, 4, tokenizer, max_length=16)
     ds = WindowDataset(data, np.delete(np.arange(len(data)), [3]), chunk=3)  # window 3 unlabelled

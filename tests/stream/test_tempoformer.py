@@ -7,11 +7,12 @@ import pytest
 import torch
 from safetensors.torch import load_file
 
-from tempo_analysis.models.tempoformer import (
-    ABLATIONS, GateNorm, TempoFormerConfig, TempoFormerModel, focal_alpha_from_labels, focal_loss,
+from tempo_analysis.encoders import resolve_encoder
+from tempo_analysis.stream.batching import build_stream_data, collate_windows, model_inputs, per_window_batch
+from tempo_analysis.stream.model import (
+    ABLATIONS, GateNorm, TempoFormerConfig, TempoFormerModel, cls_only_layer, focal_alpha_from_labels, focal_loss,
     rotary_angles, time_positions,
 )
-from tempo_analysis.stream.batching import build_stream_data, collate_windows, model_inputs, per_window_batch
 
 from .conftest import make_timelines, tiny_bert_dict
 
@@ -41,8 +42,6 @@ def run(model, batch, **kw):
 
 # ---------------------------------------------------------------- pretrained weights (real MiniLM)
 def test_upper_layers_hold_the_checkpoint_weights():
-    from tempo_analysis.encoders import resolve_encoder
-
     model = TempoFormerModel.from_encoder("default", num_labels=2)
     ckpt = load_file(f"{resolve_encoder('default')}/model.safetensors")
     assert model.num_local == 4 and model.num_upper == 2  # MiniLM: 6 layers = 4 local + 2 upper
@@ -243,8 +242,6 @@ def test_save_and_load_round_trip(tmp_path, timelines, tokenizer):
 
 
 def test_last_layer_computes_only_the_cls_row_exactly():
-    from tempo_analysis.models.tempoformer import cls_only_layer
-
     model = tiny_model()
     layer = model.upper_layers[-1]
     x = torch.randn(4, 9, 32)
