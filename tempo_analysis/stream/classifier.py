@@ -94,7 +94,7 @@ class TempoFormerClassifier:
     encoder: object = "default"  # "default" (embedded MiniLM), an HF name, a path, or a (model, tokenizer) pair
     _: KW_ONLY
     window: int = 5  # posts per window, the current post last (the paper: 5, 10, 20)
-    ablation: str = "none"  # a name of tempo_analysis.stream.model.ABLATIONS
+    ablation: str = "none"  # a name of tempo_analysis.stream.names.ABLATIONS
     epochs: int = 3
     lr: float = 5e-5  # learning rate of the encoder's weights
     head_lr: float = 1e-3  # learning rate of the new modules (stream positions, temporal MHA, gate, head)
