@@ -19,9 +19,10 @@ import time
 import numpy as np
 import torch
 
-from tempo_analysis.extraction import extract_one_by_one, extract_target_vectors
-from tempo_analysis.models.temporal_attention import TemporalAttentionForMaskedLM
-from tempo_analysis.semantic_change.pipeline import load_change_data, sample_usages
+from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.semantic_change.extraction import extract_one_by_one, extract_target_vectors
+from tempo_analysis.semantic_change.model import TemporalAttentionForMaskedLM
+from tempo_analysis.semantic_change.pipeline import sample_usages
 
 
 def main(argv=None):

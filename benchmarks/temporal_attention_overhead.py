@@ -18,7 +18,7 @@ import time
 
 import torch
 
-from tempo_analysis.models.temporal_attention import TemporalAttentionForMaskedLM
+from tempo_analysis.semantic_change.model import TemporalAttentionForMaskedLM
 
 
 def step(model, batch):

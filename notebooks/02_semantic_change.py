@@ -33,32 +33,29 @@
 # By default this runs on the **planted world**: 19 words in two periods (`old`, `new`) whose sense
 # shares were set by hand, so the true amount of change is known (`graded` = how much the share of
 # the changing sense moved). Parameters switch to Gutenberg vs Brown (real text, no truth), a
-# SemEval-2020 Task 1 folder, or a DWUG folder. Method page: `docs/methods/semantic_change.md`.
+# SemEval-2020 Task 1 folder, or a DWUG folder. Every method is one `SemanticChangeRanker`:
+# `fit(data)` trains, embeds and scores; what it learned ends in `_` (`scores_`, `metrics_`, ...).
+# Method page: `docs/methods/semantic_change.md`.
 
 # %%
-from dataclasses import replace
-
 import pandas as pd
 from IPython.display import display
 
+from tempo_analysis.data.specs import load_change_data
 from tempo_analysis.figures import semantic_change as figs
-from tempo_analysis.notebook import project_root, record_summary
-from tempo_analysis.semantic_change import load_change_data
-from tempo_analysis.semantic_change.compare import comparison_table, run_methods
-from tempo_analysis.semantic_change.defaults import NOTEBOOK_METHODS, notebook_config
-from tempo_analysis.semantic_change.explore import period_neighbours, usage_map
+from tempo_analysis.notebook import record_summary
+from tempo_analysis.semantic_change import NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config
 from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_probe, word_explorer
 
 # %% tags=["parameters"]
-DATA = "world"  # "world", "nltk:DIR" (gutenberg vs brown), "semeval:DIR" or "dwug:DIR"
-USE_NLTK = False  # True: ../shared/data/nltk_data/corpora (gutenberg, 19th c. vs brown, 1961)
+DATA = "world"  # or "nltk" (gutenberg, 19th c., vs brown, 1961: shared/data), "semeval:DIR", "dwug:DIR"
 METHODS = list(NOTEBOOK_METHODS)  # temporal-attention, plain, time-token; add "scaled-linear", "scaled-exp", "scaled-doc" (~30-60 s each)
 SCORERS = ["cosine", "prt", "apd-within"]  # also "apd", "jsd"
 SAMPLES = None  # usages per word and period (None: notebook default, 30)
 LAYERS = None  # average of the last h layers (None: default, 4)
-TRAIN_EPOCHS = None  # MLM post-training epochs (None: default, 1; 0 = no post-training)
-MAX_SENTENCES = None  # seeded cap on sentences per period for big corpora (nltk: 3000)
-TARGETS = None  # a subset of target words, e.g. ["cell", "mouse", "table"]
+TRAIN_EPOCHS = None  # MLM post-training epochs (None: the notebook default, 0.5; 0 = no post-training)
+MAX_SENTENCES = None  # seeded cap on sentences per period for big corpora (e.g. 3000 for nltk)
+TARGETS = None  # semeval, dwug, nltk: a subset of target words, e.g. ["cell", "house"] (world: all 19)
 WORD = None  # the word to explore (None: the top-ranked word)
 SEED = 0
 
@@ -68,17 +65,9 @@ SEED = 0
 # of its *changing* sense in each period; `graded` is how far that share moved.
 
 # %%
-if USE_NLTK:
-    DATA = f"nltk:{project_root().parent / 'shared' / 'data' / 'nltk_data' / 'corpora'}"
-    MAX_SENTENCES = MAX_SENTENCES or 3000
 data = load_change_data(DATA, seed=SEED, max_sentences_per_period=MAX_SENTENCES, targets=TARGETS)
 overrides = {k: v for k, v in {"samples": SAMPLES, "layers": LAYERS, "seed": SEED}.items() if v is not None}
-configs = {}
-for m in METHODS:
-    cfg = notebook_config(m, **overrides)
-    if TRAIN_EPOCHS is not None and cfg.train is not None:
-        cfg = replace(cfg, train=replace(cfg.train, epochs=TRAIN_EPOCHS) if TRAIN_EPOCHS > 0 else None)
-    configs[m] = cfg
+configs = {m: notebook_config(m, train_epochs=TRAIN_EPOCHS, **overrides) for m in METHODS}
 print(f"{data.name}: {len(data.corpus)} sentences in periods {data.periods}; {len(data.targets)} targets; "
       f"comparing {data.compared[0]!r} with {data.compared[-1]!r}")
 for note in data.notes:
@@ -95,19 +84,19 @@ display(data.corpus.df[["period", "text"]].groupby("period").head(2))
 # of its sentences in each period.
 
 # %%
-results = run_methods(data, configs, progress=lambda m: print(f"· {m} ...", flush=True))
-main_method = "temporal-attention" if "temporal-attention" in results else next(iter(results))
-main = results[main_method]
-for m, r in results.items():
-    t = ", ".join(f"{k} {v:.0f}s" for k, v in r.timings.items())
+rankers = fit_methods(data, configs, progress=lambda m: print(f"· {m} ...", flush=True))
+main_method = "temporal-attention" if "temporal-attention" in rankers else next(iter(rankers))
+main = rankers[main_method]
+for m, r in rankers.items():
+    t = ", ".join(f"{k} {v:.0f}s" for k, v in r.timings_.items())
     msg = f"{m:>20}: {t}"
-    if r.model.train_report and r.model.train_report.get("loss"):
-        loss = r.model.train_report["loss"]
-        msg += f"; MLM loss {loss[0]:.2f} -> {sum(loss[-5:]) / len(loss[-5:]):.2f}"
-    if "spearman" in r.metrics:
-        msg += f"; Spearman {r.metrics['spearman']:.3f}"
+    report = r.model_.train_report
+    if report and report.get("loss"):
+        msg += f"; MLM loss {report['loss'][0]:.2f} -> {sum(report['loss'][-5:]) / len(report['loss'][-5:]):.2f}"
+    if "spearman" in r.metrics_:
+        msg += f"; Spearman {r.metrics_['spearman']:.3f}"
     print(msg)
-for miss in main.missing:
+for miss in main.missing_:
     print("missing:", miss, "(scored NaN, left out of the correlation)")
 
 # %% [markdown]
@@ -118,11 +107,10 @@ for miss in main.missing:
 
 # %%
 if data.truth is not None and "graded" in data.truth:
-    display(figs.rank_scatter(main.scores, data.truth, title=f"{main_method} · {main.config.scorer}",
-                              metrics=main.metrics))
+    display(main.visualize_ranking(title=f"{main_method} · {main.config.scorer}"))
 else:
-    display(figs.score_bars(main.scores, title=f"{main_method}: change scores (no truth for this data)"))
-display(main.scores.head(10))
+    display(main.visualize_scores(title=f"{main_method}: change scores (no truth for this data)"))
+display(main.scores_.head(10))
 
 # %% [markdown]
 # ## Methods and scorers
@@ -131,7 +119,7 @@ display(main.scores.head(10))
 # periods minus within periods), and optionally `apd` and `jsd` (k-means clusters).
 
 # %%
-table = comparison_table(results, data, scorers=SCORERS)
+table = comparison_table(rankers, scorers=SCORERS)
 if table["spearman"].notna().any():
     display(figs.method_comparison(table))
 display(table.pivot(index="method", columns="scorer", values="spearman").round(3))
@@ -144,17 +132,17 @@ display(table.pivot(index="method", columns="scorer", values="spearman").round(3
 # substitutes for it, from its MLM head).
 
 # %%
-word = WORD or main.scores.dropna().iloc[0]["word"]
-umap_map = usage_map(main.vectors, word, layers=main.config.layers, seed=SEED)
-display(figs.usage_map(umap_map.coords, umap_map.periods, umap_map.sentences, word=word, compared=data.compared))
-display(figs.neighbours_table(period_neighbours(main.model, main.vectors, word, k=8), word=word))
+word = WORD or main.scores_.dropna().iloc[0]["word"]
+umap_map = main.usage_map(word)
+display(main.visualize_usage_map(word, precomputed=umap_map))
+display(main.visualize_neighbours(word, k=8))
 
 # %% [markdown]
 # Pick another word:
 
 # %%
 maps = {word: umap_map}  # maps computed so far, shared by the widgets below
-word_explorer(main, data, word=word, maps=maps)
+word_explorer(main, word=word, maps=maps)
 
 # %% [markdown]
 # ## What if…
@@ -162,7 +150,7 @@ word_explorer(main, data, word=word, maps=maps)
 # the stored vectors (no re-embedding), and show where the chosen word's score and rank move.
 
 # %%
-scoring_whatif(main, data, word=word)
+scoring_whatif(main, word=word)
 
 # %% [markdown]
 # **…you write your own sentence?** Type a sentence that uses the word: it is embedded by the
@@ -171,7 +159,7 @@ scoring_whatif(main, data, word=word)
 
 # %%
 example = {"cell": "She answered her cell on the bus.", "mouse": "The mouse hid behind the cupboard."}
-sentence_probe(main, data, word=word, text=example.get(word, f"I thought about the {word} all day."), maps=maps)
+sentence_probe(main, word=word, text=example.get(word, f"I thought about the {word} all day."), maps=maps)
 
 # %% [markdown]
 # ## Key numbers
@@ -181,10 +169,10 @@ sentence_probe(main, data, word=word, text=example.get(word, f"I thought about t
 # %%
 summary = {}
 if data.name == "world":
-    for m, r in results.items():
-        if "spearman" in r.metrics:
-            summary[f"semantic_change.{m}.spearman"] = round(r.metrics["spearman"], 4)
-            summary[f"semantic_change.{m}.pearson"] = round(r.metrics["pearson"], 4)
+    for m, r in rankers.items():
+        if "spearman" in r.metrics_:
+            summary[f"semantic_change.{m}.spearman"] = round(r.metrics_["spearman"], 4)
+            summary[f"semantic_change.{m}.pearson"] = round(r.metrics_["pearson"], 4)
     summary["semantic_change.settings.samples"] = main.config.samples
     summary["semantic_change.settings.layers"] = str(main.config.layers)
     summary["semantic_change.settings.scorer"] = main.config.scorer

@@ -20,7 +20,7 @@ def register(subparsers) -> None:
     sub = group.add_subparsers(dest="semantic_change_command", metavar="COMMAND")
     p = sub.add_parser("rank", help="score and rank target words; evaluate against truth when present",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--data", default="world", help="world | semeval:DIR | dwug:DIR | nltk:DIR")
+    p.add_argument("--data", default="world", help="world[:DIR] | semeval:DIR | dwug:DIR | nltk[:DIR]")
     p.add_argument("--method", default="temporal-attention",
                    choices=["temporal-attention", "time-token", "scaled-linear", "scaled-exp", "scaled-doc", "plain"])
     p.add_argument("--form", default=None, choices=["faithful", "modulated"],
@@ -46,9 +46,10 @@ def register(subparsers) -> None:
 
 
 def run_rank_command(args) -> int:
-    """The ``rank`` command: load data, run the pipeline, write the TSV, print the correlations."""
-    from ..semantic_change.defaults import cli_config
-    from ..semantic_change.pipeline import load_change_data, run_rank
+    """The ``rank`` command: load data, fit the ranker, write the TSV, print the correlations."""
+    # local: the CLI imports a method wing (torch, transformers) only when its command runs
+    from ..data.specs import load_change_data
+    from ..semantic_change import SemanticChangeRanker, cli_config
 
     targets = [t.strip() for t in args.targets.split(",")] if args.targets else None
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
@@ -56,17 +57,17 @@ def run_rank_command(args) -> int:
     cfg = cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
                      train_epochs=args.train_epochs, layers=args.layers, samples=args.samples,
                      zscore=args.zscore, seed=args.seed, progress=args.progress)
-    result = run_rank(data, cfg)
+    ranker = SemanticChangeRanker(cfg).fit(data)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     with open(out, "w", encoding="utf-8") as f:
-        for w, s in zip(result.scores["word"], result.scores["score"]):
+        for w, s in zip(ranker.scores_["word"], ranker.scores_["score"]):
             f.write(f"{w}\t{s:.6f}\n" if s == s else f"{w}\tnan\n")
-    for m in result.missing:
+    for m in ranker.missing_:
         print(f"warning: {m} (scored NaN, left out of the correlation)", file=sys.stderr)
     print(f"{args.method} / {args.scorer} / layers={cfg.layers} / n={cfg.samples} / seed={args.seed}: "
-          f"{len(result.scores)} words -> {out}")
-    m = result.metrics
+          f"{len(ranker.scores_)} words -> {out}")
+    m = ranker.metrics_
     if "spearman" in m:
         print(f"Spearman {m['spearman']:.3f} (p={m['spearman_p']:.2g})  Pearson {m['pearson']:.3f} "
               f"(p={m['pearson_p']:.2g})  n={m['n']}" + (f"  dropped={m['n_dropped']}" if m["n_dropped"] else ""))
@@ -75,10 +76,10 @@ def run_rank_command(args) -> int:
     if not m:
         print("no truth for this data: ranking only")
     if args.save_model:
-        result.model.model.save_pretrained(args.save_model)
-        result.model.tokenizer.save_pretrained(args.save_model)
+        ranker.model_.model.save_pretrained(args.save_model)
+        ranker.model_.tokenizer.save_pretrained(args.save_model)
     if args.json:
-        Path(args.json).write_text(json.dumps({"metrics": m, "config": cfg.to_dict(), "timings": result.timings,
-                                               "missing": result.missing, "data": args.data}, indent=2,
+        Path(args.json).write_text(json.dumps({"metrics": m, "config": cfg.to_dict(), "timings": ranker.timings_,
+                                               "missing": ranker.missing_, "data": args.data}, indent=2,
                                               default=str))
     return 0

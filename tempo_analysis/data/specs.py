@@ -142,7 +142,61 @@ __all__ += ["TIMELINE_SPECS", "load_timelines"]
 
 
 # --- semantic change: ChangeData ---------------------------------------------------------------
-# (load_change_data lives here)
+# (this section's imports sit here, at module level, so that each wing edits only its own section)
+from tempo_analysis.data.change import ChangeData  # noqa: E402
+from tempo_analysis.data.loaders.dwug import load_dwug  # noqa: E402
+from tempo_analysis.data.loaders.nltk_corpora import DEMO_WORDS, frequent_targets, load_nltk_eras  # noqa: E402
+from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos  # noqa: E402
+from tempo_analysis.world.change import generate_change_corpus  # noqa: E402
+
+CHANGE_SPECS = {"world": "world[:DIR]", "semeval": "semeval:DIR", "dwug": "dwug:DIR", "nltk": "nltk[:DIR]"}
+
+
+def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: int | None = None,
+                     targets: list[str] | None = None) -> ChangeData:
+    """:class:`~tempo_analysis.data.change.ChangeData` (semantic change ranking) for a ``--data`` spec.
+
+    ``world[:DIR]``: the planted world's two periods (``old`` < ``new``), its given usages and its
+    graded truth, by the world rule (``targets`` and the sentence cap do not apply);
+    ``semeval:DIR``: a SemEval-2020 Task 1 folder; ``dwug:DIR``: a DWUG folder (given usages);
+    ``nltk[:DIR]``: Gutenberg (mostly 19th c.) against Brown (1961), no truth (default folder:
+    ``shared/data/nltk_data/corpora``). ``targets``: a subset of the dataset's targets (POS
+    suffixes such as ``plane_nn`` are mapped to the surface form); for nltk, the words to rank
+    (default: the frequent ``DEMO_WORDS``). ``max_sentences_per_period``: a seeded cap for the
+    semeval and nltk corpora.
+    """
+    s = parse_spec(spec, CHANGE_SPECS)
+    if s.kind == "world":
+        world = open_world(s.path)
+        corpus, truth = (world.periods, world.change_truth) if world is not None else generate_change_corpus()
+        return ChangeData.from_usage_corpus("world", corpus, truth)
+    if s.kind == "nltk":
+        root = shared_path(s, "nltk_data", "corpora")
+        corpus = load_nltk_eras(root, max_sentences_per_period=max_sentences_per_period, seed=seed)
+        words = targets or frequent_targets(corpus, DEMO_WORDS, min_count=15)
+        return ChangeData(f"nltk:{s.path or root}", corpus, list(words), None,
+                          notes=["gutenberg (mostly 19th c.) vs brown (1961): no graded truth"])
+    if not s.path:
+        raise DataError(f"--data {s.text!r} names no folder. Fix: give it, e.g. {s.kind}:/path/to/folder")
+    if s.kind == "semeval":
+        d = load_semeval(s.path, max_sentences_per_period=max_sentences_per_period, seed=seed)
+        return ChangeData(f"semeval:{s.path}", d.corpus, _change_targets(d.targets, targets), d.truth)
+    d = load_dwug(s.path)
+    return ChangeData(f"dwug:{s.path}", d.corpus, _change_targets(d.targets, targets), d.truth, d.usages)
+
+
+def _change_targets(all_targets, wanted) -> list[str]:
+    """``wanted`` (POS suffixes stripped) checked against the dataset's targets; None = all of them."""
+    if wanted is None:
+        return list(all_targets)
+    wanted = [strip_pos(w)[0] for w in wanted]
+    unknown = [w for w in wanted if w not in all_targets]
+    if unknown:
+        raise DataError(f"targets {unknown} are not in this dataset's targets ({list(all_targets)[:8]}...).")
+    return wanted
+
+
+__all__ += ["CHANGE_SPECS", "load_change_data"]
 
 
 # --- social diffusion: SocialCorpus -------------------------------------------------------------

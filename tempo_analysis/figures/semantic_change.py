@@ -1,5 +1,8 @@
 """Semantic-change figures: pure functions returning ``go.Figure`` (never shown here).
 
+``SemanticChangeRanker.visualize_*`` (tempo_analysis.semantic_change.ranker) call these with a
+fitted ranker's tables; they can as well be called on any frames of the same shape.
+
 - :func:`rank_scatter` -- true rank vs predicted rank, word labels, Spearman in the title.
 - :func:`method_comparison` -- Spearman per method, one bar group per scorer.
 - :func:`usage_map` -- one word's usages on a 2-D map, coloured by period, sentence on hover, and

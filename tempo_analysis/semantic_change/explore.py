@@ -10,13 +10,14 @@ sentence lands. Pure functions over a :class:`ChangeModel` and its :class:`Targe
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from ..data import TargetUsage
-from ..evaluation.semantic_change import layer_average, nearest_period
+from .scoring import layer_average, nearest_period
 
 STOP = set("""a an the and or but if of to in on at by for with from as is are was were be been being it its
 this that these those he she they we you i me my our your his her their them us do does did not no so
@@ -75,7 +76,7 @@ def usage_map(tv, word: str, *, layers=4, seed: int = 0, n_neighbors: int = 15, 
         raise ValueError(f"method={method!r}: use 'umap' or 'pca'.")
     X = layer_average(sub.vectors, sub.layers, layers)
     if method == "umap" and len(X) >= 5:
-        import umap
+        import umap  # local: importing umap (numba) takes seconds; PCA maps never need it
         reducer = umap.UMAP(n_neighbors=min(n_neighbors, len(X) - 1), metric="cosine", random_state=seed,
                             n_jobs=1, init="random" if len(X) < 10 else "spectral")
     else:
@@ -87,7 +88,6 @@ def usage_map(tv, word: str, *, layers=4, seed: int = 0, n_neighbors: int = 15, 
 
 def embed_sentence(cm, text: str, word: str, period, *, layers=4) -> np.ndarray:
     """The layer-averaged vector of ``word`` in a user's sentence, run under ``period``."""
-    import re
     m = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
     if m is None:
         raise ValueError(f"the sentence does not contain the word {word!r} (whole word, any case). "

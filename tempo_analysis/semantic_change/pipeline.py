@@ -1,109 +1,35 @@
-"""The semantic-change pipeline: data -> method model -> (post-training) -> usage vectors -> scores -> evaluation.
+"""The steps of semantic change ranking, and their settings: method model -> post-training -> usages.
 
-    from tempo_analysis.semantic_change import load_change_data, RankConfig, run_rank
-    data = load_change_data("world")                 # or "semeval:DIR", "dwug:DIR", "nltk:DIR"
-    result = run_rank(data, RankConfig(method="temporal-attention"))
-    result.scores, result.metrics                     # word/score/rank table; Spearman, Pearson, ...
+* :class:`RankConfig` -- everything one ranking depends on (the CLI flags, the notebook's
+  parameters), with the shared defaults: :data:`DEFAULT` (CLI and library), :func:`notebook_config`
+  (notebook 02 on the planted world, and its test) and :func:`cli_config` (CLI flags onto
+  :data:`DEFAULT`).
+* :class:`ChangeModel` / :func:`build_model` -- a method's model by name (``METHODS``), built from a
+  pretrained encoder with its weights kept; :func:`add_target_tokens` makes targets that the
+  tokenizer splits whole tokens; :func:`train_model` post-trains on the period-tagged corpus.
+* :func:`sample_usages` -- a seeded sample of usages per target and compared period.
+* :func:`evaluate_scores` -- Spearman/Pearson and binary accuracy against the truth.
 
-One code path serves the CLI, the notebook and the tests. Targets missing from a period are
-reported (``result.missing``) and score NaN; correlation drops them and says how many.
+:class:`~tempo_analysis.semantic_change.ranker.SemanticChangeRanker` runs them in order.
 """
 from __future__ import annotations
 
-import time as _time
-import warnings
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
+from tokenizers import AddedToken
 
-from ..data import DataError, PeriodCorpus, TargetUsage
+from ..data import DataError, TargetUsage
+from ..data.change import ChangeData
 from ..evaluation.ranking import binary_accuracy, correlate
-from ..evaluation.semantic_change import score_words
-from ..extraction import TargetVectors, extract_target_vectors
-from ..models.semantic_baselines import plain_model, scaled_attention_model, time_token_model
-from ..models.temporal_attention import TemporalAttentionForMaskedLM
+from .baselines import plain_model, scaled_attention_model, time_token_model
+from .extraction import TargetVectors, extract_target_vectors
+from .model import TemporalAttentionForMaskedLM
 from .training import PostTrainConfig, post_train
 
 METHODS = ("temporal-attention", "time-token", "scaled-linear", "scaled-exp", "scaled-doc", "plain")
 SCORER_CHOICES = ("cosine", "apd", "prt", "apd-within", "jsd")
-
-
-# ---------------------------------------------------------------------------------------------
-# data
-# ---------------------------------------------------------------------------------------------
-@dataclass
-class ChangeData:
-    """A two-or-more-period corpus, its targets, optional truth, and optional given usages (DWUG)."""
-
-    name: str
-    corpus: PeriodCorpus
-    targets: list[str]
-    truth: pd.DataFrame | None = None
-    usages: list[TargetUsage] | None = None      # given usages (DWUG, planted world); else searched
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def periods(self):
-        return list(self.corpus.periods)
-
-    @property
-    def compared(self):
-        """The two periods Algorithm 1 compares: the first and the last."""
-        return [self.periods[0], self.periods[-1]]
-
-
-def load_change_data(spec: str = "world", *, seed: int = 0, max_sentences_per_period: int | None = None,
-                     targets: list[str] | None = None) -> ChangeData:
-    """``world`` | ``semeval:DIR`` | ``dwug:DIR`` | ``nltk:DIR`` -> :class:`ChangeData`."""
-    kind, _, path = str(spec).partition(":")
-    if kind == "world":
-        return _world_data(path or None)
-    if not path:
-        raise ValueError(f"--data {spec!r}: give a folder, e.g. {kind}:/path/to/folder.")
-    if kind == "semeval":
-        from ..data.loaders.semeval import load_semeval
-        d = load_semeval(path, max_sentences_per_period=max_sentences_per_period, seed=seed)
-        return ChangeData(f"semeval:{path}", d.corpus, _pick(d.targets, targets), d.truth)
-    if kind == "dwug":
-        from ..data.loaders.dwug import load_dwug
-        d = load_dwug(path)
-        return ChangeData(f"dwug:{path}", d.corpus, _pick(d.targets, targets), d.truth, d.usages)
-    if kind == "nltk":
-        from ..data.loaders.nltk_corpora import DEMO_WORDS, frequent_targets, load_nltk_eras
-        corpus = load_nltk_eras(path, max_sentences_per_period=max_sentences_per_period, seed=seed)
-        words = targets or frequent_targets(corpus, DEMO_WORDS, min_count=15)
-        return ChangeData(f"nltk:{path}", corpus, list(words), None,
-                          notes=["gutenberg (mostly 19th c.) vs brown (1961): no graded truth"])
-    raise ValueError(f"--data {spec!r}: use world, semeval:DIR, dwug:DIR or nltk:DIR.")
-
-
-def _pick(all_targets, wanted):
-    if wanted is None:
-        return list(all_targets)
-    from ..data.loaders.semeval import strip_pos
-    wanted = [strip_pos(w)[0] for w in wanted]
-    unknown = [w for w in wanted if w not in all_targets]
-    if unknown:
-        raise DataError(f"targets {unknown} are not in this dataset's targets ({list(all_targets)[:8]}...).")
-    return wanted
-
-
-def _world_data(folder=None) -> ChangeData:
-    """The planted world's two-period corpus: committed data/world if present, else generated (seed 0)."""
-    try:
-        from ..world import load_world
-        world = load_world(folder)
-        corpus, truth = world.periods, world.change_truth
-    except FileNotFoundError:
-        if folder is not None:
-            raise
-        from ..world import generate_change_corpus
-        corpus, truth = generate_change_corpus()
-    df = corpus.df
-    usages = [TargetUsage.checked(w, p, t, s, e, surface=w, doc_id=d)
-              for w, p, t, s, e, d in zip(df["word"], df["period"], df["text"], df["start"], df["end"], df["doc_id"])]
-    return ChangeData("world", corpus, truth["word"].tolist(), truth.copy(), usages)
 
 
 def sample_usages(data: ChangeData, n: int | None, seed: int = 0) -> tuple[list[TargetUsage], list[str]]:
@@ -182,8 +108,6 @@ def build_model(method: str, periods, *, encoder="default", doc_counts=None, for
 
 def add_target_tokens(cm: ChangeModel, words) -> list[str]:
     """Add targets the tokenizer splits as whole tokens (init: mean of their pieces). Returns those added."""
-    from tokenizers import AddedToken
-
     tok, split = cm.tokenizer, []
     for w in words:
         pieces = tok(w, add_special_tokens=False)["input_ids"]
@@ -208,73 +132,101 @@ def train_model(cm: ChangeModel, data: ChangeData, cfg: PostTrainConfig, general
 
 
 # ---------------------------------------------------------------------------------------------
-# the whole ranking
+# settings
 # ---------------------------------------------------------------------------------------------
 @dataclass
 class RankConfig:
-    """Everything one ranking run depends on (the CLI flags, the notebook's parameters)."""
+    """Everything one ranking depends on (the CLI flags, the notebook's parameters)."""
 
-    method: str = "temporal-attention"
-    form: str = "faithful"            # temporal-attention form: faithful | modulated
-    scorer: str = "cosine"
-    layers: object = 4                # last h layers averaged, or a list of hidden-state indices
-    zscore: bool = False
-    samples: int | None = 60          # n usages per word and period (seeded)
+    method: str = "temporal-attention"  # one of METHODS
+    form: str = "faithful"  # temporal-attention form: faithful (the paper's) | modulated
+    scorer: str = "cosine"  # one of SCORER_CHOICES (see .scoring)
+    layers: int | list[int] = 4  # last h layers averaged, or a list of hidden-state indices
+    zscore: bool = False  # standardise each dimension over all words' usages before scoring
+    samples: int | None = 60  # n usages per word and period (seeded); None = all
     seed: int = 0
-    encoder: str = "default"
-    add_targets: bool = True          # with post-training: targets the tokenizer splits become whole tokens
-    train: PostTrainConfig | None = field(default_factory=PostTrainConfig)   # None = no post-training
-    batch_size: int = 64
-    max_length: int = 128
+    encoder: str = "default"  # "default" (embedded MiniLM), an HF name or a local path
+    add_targets: bool = True  # with post-training: targets the tokenizer splits become whole tokens
+    train: PostTrainConfig | None = field(default_factory=PostTrainConfig)  # None = no post-training
+    batch_size: int = 64  # extraction batch
+    max_length: int = 128  # extraction: tokens per usage, a window centred on the target
     progress: bool = False
 
-    def to_dict(self):
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"method {self.method!r} is not one of {METHODS}.")
+        if self.scorer not in SCORER_CHOICES:
+            raise ValueError(f"scorer {self.scorer!r} is not one of {SCORER_CHOICES}.")
+
+    def to_dict(self) -> dict:
         d = asdict(self)
         d["train"] = self.train.to_dict() if self.train is not None else None
         return d
 
-
-@dataclass
-class RankResult:
-    scores: pd.DataFrame
-    metrics: dict
-    vectors: TargetVectors
-    model: ChangeModel
-    config: RankConfig
-    missing: list[str]
-    timings: dict
+    @classmethod
+    def from_dict(cls, d: dict) -> "RankConfig":
+        """The inverse of :meth:`to_dict` (unknown keys are ignored)."""
+        d = dict(d)
+        train = d.pop("train", None)
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in d.items() if k in known},
+                   train=PostTrainConfig(**train) if train is not None else None)
 
 
-def run_rank(data: ChangeData, cfg: RankConfig, *, model: ChangeModel | None = None) -> RankResult:
-    """Build (or reuse) the method's model, post-train it, embed a seeded sample, score, evaluate."""
-    if cfg.scorer not in SCORER_CHOICES:
-        raise ValueError(f"scorer {cfg.scorer!r} is not one of {SCORER_CHOICES}.")
-    timings = {}
-    t0 = _time.perf_counter()
-    if model is None:
-        doc_counts = data.corpus.df["period"].value_counts().reindex(data.periods).tolist()
-        model = build_model(cfg.method, data.periods, encoder=cfg.encoder, doc_counts=doc_counts,
-                            form=cfg.form, seed=cfg.seed)
-        trains = cfg.train is not None and cfg.train.epochs > 0     # --train-epochs 0 skips post-training
-        if cfg.add_targets and trains:      # new whole tokens only make sense when training can fit them
-            model.added_targets = add_target_tokens(model, data.targets)
-        if trains:
-            train_model(model, data, cfg.train)
-    timings["model_s"] = _time.perf_counter() - t0
-    usages, missing = sample_usages(data, cfg.samples, cfg.seed)
-    for m in missing:
-        warnings.warn(f"{m}: it scores NaN and is left out of the correlation.", stacklevel=2)
-    t1 = _time.perf_counter()
-    vectors = model.embed(usages, batch_size=cfg.batch_size, max_length=cfg.max_length, progress=cfg.progress)
-    timings["embed_s"] = _time.perf_counter() - t1
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # already reported above, once per missing (word, period)
-        scores = score_words(vectors, data.compared, scorer=cfg.scorer, layers=cfg.layers,
-                             zscore_vectors=cfg.zscore, seed=cfg.seed, words=data.targets)
-    metrics = evaluate_scores(scores, data.truth)
-    return RankResult(scores, metrics, vectors, model, cfg, missing, timings)
+TEMPORAL_FORM = "faithful"           # the paper's form (per-example, gated residual) is the default
+
+# full-size defaults: the CLI and library users.
+# One epoch over at most 16k sentences (a SemEval corpus has far more): ~46 targets x 200 usages with
+# post-training stays within ~10 CPU minutes.
+DEFAULT_TRAIN = PostTrainConfig(head_steps=150, epochs=1.0, body_lr=1e-5, time_lr=1e-3, batch_size=32,
+                                max_length=64, max_sentences=16000, seed=0, progress=False)
+DEFAULT = RankConfig(method="temporal-attention", form=TEMPORAL_FORM, scorer="cosine", layers=4, zscore=False,
+                     samples=200, seed=0, train=DEFAULT_TRAIN)
+
+# notebook 02 on the planted world (and tests/semantic_change/test_world_ranking.py, which asserts
+# Spearman >= 0.8 for it): sized for <= ~3 minutes on 2 CPU cores for the whole notebook -- 30 usages
+# per word and period, half an epoch of gentle post-training (the planted world's ranking does not
+# need more; see docs/methods/semantic_change.md)
+NOTEBOOK_SEED = 0
+NOTEBOOK_TRAIN = replace(DEFAULT_TRAIN, head_steps=60, epochs=0.5, max_length=48, batch_size=32)
+NOTEBOOK = replace(DEFAULT, samples=30, train=NOTEBOOK_TRAIN, seed=NOTEBOOK_SEED)
+NOTEBOOK_METHODS = ("temporal-attention", "plain", "time-token")   # + "scaled-linear", "scaled-exp", "scaled-doc"
 
 
+def notebook_config(method: str = "temporal-attention", *, train_epochs: float | None = None,
+                    **overrides) -> RankConfig:
+    """The notebook's RankConfig for ``method`` (plain: no post-training, the pretrained encoder).
+
+    ``train_epochs``: post-training epochs instead of the notebook's (0 = none; a method without
+    post-training stays without). ``overrides``: other RankConfig fields.
+    """
+    cfg = replace(NOTEBOOK, method=method, **overrides)
+    if method == "plain" and "train" not in overrides:
+        cfg = replace(cfg, train=None)
+    if train_epochs is not None and cfg.train is not None:
+        cfg = replace(cfg, train=replace(cfg.train, epochs=train_epochs) if train_epochs > 0 else None)
+    return cfg
+
+
+def cli_config(*, method="temporal-attention", form=None, scorer="cosine", encoder="default", train_epochs=None,
+               layers=None, samples=None, zscore=False, seed=0, progress=False) -> RankConfig:
+    """A RankConfig from CLI flags; unset flags take :data:`DEFAULT`'s values."""
+    train = replace(DEFAULT_TRAIN, seed=seed, progress=progress)
+    if train_epochs is not None:
+        if train_epochs < 0:
+            raise ValueError(f"--train-epochs {train_epochs}: use 0 (no post-training) or a positive number.")
+        train = replace(train, epochs=float(train_epochs)) if train_epochs > 0 else None
+    elif method == "plain":
+        train = None                       # plain = the pretrained encoder unless epochs are asked for
+    return replace(DEFAULT, method=method, form=form or TEMPORAL_FORM, scorer=scorer, encoder=encoder, train=train,
+                   layers=layers if layers is not None else DEFAULT.layers,
+                   samples=samples if samples is not None else DEFAULT.samples, zscore=zscore, seed=seed,
+                   progress=progress)
+
+
+# ---------------------------------------------------------------------------------------------
+# evaluation
+# ---------------------------------------------------------------------------------------------
 def evaluate_scores(scores: pd.DataFrame, truth: pd.DataFrame | None) -> dict:
     """Spearman/Pearson (+p) against graded truth, accuracy against binary truth, when present."""
     if truth is None:

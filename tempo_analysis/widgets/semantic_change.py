@@ -1,4 +1,5 @@
-"""What-if widgets for notebook 02 (thin ipywidgets wrappers; the logic is library code).
+"""What-if widgets for notebook 02 (thin ipywidgets wrappers around a fitted
+:class:`~tempo_analysis.semantic_change.SemanticChangeRanker`; the logic is library code).
 
 - :func:`scoring_whatif` -- change h (layers), n (usages per period) or the scorer and watch a word's
   score and rank move (re-scores the stored vectors: no re-embedding, instant).
@@ -13,9 +14,7 @@ import ipywidgets as W
 import plotly.graph_objects as go
 
 from ..evaluation.ranking import correlate
-from ..evaluation.semantic_change import score_words
 from ..figures import semantic_change as figs
-from ..semantic_change.explore import embed_sentence, period_neighbours, usage_map
 
 
 def _fw(fig):
@@ -29,31 +28,31 @@ def _fw(fig):
         return out
 
 
-def rescore(result, data, *, layers, n, scorer, zscore=False):
-    """Scores and metrics of stored vectors under new settings (what the what-if widget shows)."""
-    df = score_words(result.vectors, data.compared, scorer=scorer, layers=layers, n=n, zscore_vectors=zscore,
-                     seed=result.config.seed, words=data.targets)
-    return df, (correlate(df, data.truth) if data.truth is not None and "graded" in data.truth else {})
+def rescore(ranker, *, layers, n, scorer, zscore=False):
+    """Scores and metrics of the stored vectors under new settings (what the what-if widget shows)."""
+    df = ranker.rescore(scorer=scorer, layers=layers, n=n, zscore=zscore)
+    truth = ranker.truth_
+    return df, (correlate(df, truth) if truth is not None and "graded" in truth else {})
 
 
-def scoring_whatif(result, data, *, word=None):
+def scoring_whatif(ranker, *, word=None):
     """Sliders for h and n, a scorer dropdown, a word dropdown -> the score bar chart and a summary line."""
-    top = max(result.vectors.layers)
-    n_max = int(max(result.scores.filter(like="n_").max()))
-    w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
-    w_h = W.IntSlider(value=result.config.layers if isinstance(result.config.layers, int) else top, min=1,
-                      max=top, description="h (layers)")
+    cfg, targets = ranker.config, ranker.targets_
+    top = max(ranker.vectors_.layers)
+    n_max = int(max(ranker.scores_.filter(like="n_").max()))
+    w_word = W.Dropdown(options=list(targets), value=word or targets[0], description="word")
+    w_h = W.IntSlider(value=cfg.layers if isinstance(cfg.layers, int) else top, min=1, max=top,
+                      description="h (layers)")
     w_n = W.IntSlider(value=n_max, min=2, max=n_max, description="n (usages)")
-    w_s = W.Dropdown(options=["cosine", "prt", "apd", "apd-within", "jsd"], value=result.config.scorer,
-                     description="scorer")
-    w_z = W.Checkbox(value=bool(result.config.zscore), description="z-score")
-    df0, _ = rescore(result, data, layers=w_h.value, n=w_n.value, scorer=w_s.value, zscore=w_z.value)
+    w_s = W.Dropdown(options=["cosine", "prt", "apd", "apd-within", "jsd"], value=cfg.scorer, description="scorer")
+    w_z = W.Checkbox(value=bool(cfg.zscore), description="z-score")
+    df0, _ = rescore(ranker, layers=w_h.value, n=w_n.value, scorer=w_s.value, zscore=w_z.value)
     base_rank = dict(zip(df0["word"], df0["rank"]))
     fig = _fw(figs.score_bars(df0, highlight=w_word.value))
     label = W.HTML()
 
     def update(*_):
-        df, m = rescore(result, data, layers=w_h.value, n=w_n.value, scorer=w_s.value, zscore=w_z.value)
+        df, m = rescore(ranker, layers=w_h.value, n=w_n.value, scorer=w_s.value, zscore=w_z.value)
         row = df.set_index("word").loc[w_word.value]
         moved = base_rank[w_word.value] - row["rank"]
         label.value = (f"<b>{w_word.value}</b>: score {row['score']:.4f}, rank {row['rank']:.0f} of {len(df)} "
@@ -72,40 +71,40 @@ def scoring_whatif(result, data, *, word=None):
     return W.VBox([W.HBox([w_word, w_s, w_z]), W.HBox([w_h, w_n]), label, fig])
 
 
-def _map(result, word, maps, method):
+def _map(ranker, word, maps, method):
     """The word's usage map, computed once per word (``maps`` is a shared cache)."""
     if word not in maps:
-        maps[word] = usage_map(result.vectors, word, layers=result.config.layers, seed=result.config.seed,
-                               method=method)
+        maps[word] = ranker.usage_map(word, method=method)
     return maps[word]
 
 
-def word_explorer(result, data, *, word=None, k=10, method="umap", maps=None):
+def word_explorer(ranker, *, word=None, k=10, method="umap", maps=None):
     """Word dropdown -> UMAP usage map + nearest words per period (``maps``: shared cache of maps)."""
     maps = {} if maps is None else maps
-    w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
+    targets = ranker.targets_
+    w_word = W.Dropdown(options=list(targets), value=word or targets[0], description="word")
     out = W.Output()
 
     def show(*_):
-        m = _map(result, w_word.value, maps, method)
-        nb = period_neighbours(result.model, result.vectors, w_word.value, k=k)
+        m = _map(ranker, w_word.value, maps, method)
         out.clear_output(wait=True)
         with out:
-            figs.usage_map(m.coords, m.periods, m.sentences, word=w_word.value, compared=data.compared).show()
-            figs.neighbours_table(nb, word=w_word.value).show()
+            ranker.visualize_usage_map(w_word.value, precomputed=m).show()
+            ranker.visualize_neighbours(w_word.value, k=k).show()
 
     w_word.observe(show, names="value")
     show()
     return W.VBox([w_word, out])
 
 
-def sentence_probe(result, data, *, word=None, text=None, method="umap", maps=None):
+def sentence_probe(ranker, *, word=None, text=None, method="umap", maps=None):
     """Type a sentence using the word -> a star on the word's map and the period it looks like."""
     maps = {} if maps is None else maps
-    w_word = W.Dropdown(options=list(data.targets), value=word or data.targets[0], description="word")
+    targets, periods, compared = ranker.targets_, ranker.periods_, ranker.compared_
+    w_word = W.Dropdown(options=list(targets), value=word or targets[0], description="word")
     w_text = W.Text(value=text or "", placeholder="a sentence that uses the word", description="sentence",
                     layout=W.Layout(width="80%"))
-    w_period = W.Dropdown(options=[str(p) for p in data.periods], value=str(data.compared[-1]),
+    w_period = W.Dropdown(options=[str(p) for p in periods], value=str(compared[-1]),
                           description="run as")
     button = W.Button(description="Place it", button_style="primary")
     out = W.Output()
@@ -113,13 +112,12 @@ def sentence_probe(result, data, *, word=None, text=None, method="umap", maps=No
         out.clear_output(wait=True)
         with out:
             try:
-                m = _map(result, w_word.value, maps, method)
-                period = data.periods[[str(p) for p in data.periods].index(w_period.value)]
-                v = embed_sentence(result.model, w_text.value, w_word.value, period, layers=result.config.layers)
-                where = m.place(v, data.compared)
+                m = _map(ranker, w_word.value, maps, method)
+                period = periods[[str(p) for p in periods].index(w_period.value)]
+                where = m.place(ranker.embed_sentence(w_text.value, w_word.value, period), compared)
                 print(f"looks like: {where['period']}  (cosine distance to each period's mean: "
-                      + ", ".join(f"{p} {where[f'dist_{p}']:.4f}" for p in data.compared) + ")")
-                figs.usage_map(m.coords, m.periods, m.sentences, word=w_word.value, compared=data.compared,
+                      + ", ".join(f"{p} {where[f'dist_{p}']:.4f}" for p in compared) + ")")
+                figs.usage_map(m.coords, m.periods, m.sentences, word=w_word.value, compared=compared,
                                extra={**where, "text": w_text.value}).show()
             except ValueError as e:
                 print(f"⚠ {e}")

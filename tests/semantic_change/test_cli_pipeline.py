@@ -9,9 +9,9 @@ import torch
 
 from tempo_analysis.cli import main
 from tempo_analysis.encoders import tiny_encoder
-from tempo_analysis.semantic_change import (PostTrainConfig, RankConfig, build_model, load_change_data, run_rank,
-                                            sample_usages)
-from tempo_analysis.semantic_change.defaults import cli_config
+from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, cli_config
+from tempo_analysis.semantic_change.pipeline import add_target_tokens, build_model, sample_usages
 
 from .test_loaders import write_semeval
 
@@ -77,7 +77,7 @@ def test_bad_input_gives_one_clear_line(tiny_path, tmp_path, capsys):
                "--out", str(tmp_path / "x.tsv")])
     assert rc == 2 and "data/<lemma>/uses.csv" in capsys.readouterr().err
     rc = main(["semantic-change", "rank", "--data", "bogus:x", "--out", str(tmp_path / "x.tsv")])
-    assert rc == 2 and "world, semeval:DIR" in capsys.readouterr().err
+    assert rc == 2 and "semeval:DIR, dwug:DIR" in capsys.readouterr().err
     rc = main(["semantic-change", "rank", "--data", f"dwug:{FIX / 'dwug'}", "--targets", "plane_nn,zebra",
                "--model", tiny_path, "--out", str(tmp_path / "x.tsv")])
     assert rc == 2 and "zebra" in capsys.readouterr().err
@@ -93,7 +93,6 @@ def test_pos_suffixed_target_maps_to_surface_form(tiny_path):
 def test_add_targets_as_whole_tokens_and_time_token_prefix(tiny_path):
     data = load_change_data(f"dwug:{FIX / 'dwug'}")
     data.targets = ["plane", "unbelievableness"]
-    from tempo_analysis.semantic_change import add_target_tokens
     cm = build_model("time-token", data.periods, encoder=tiny_path)
     before = cm.model.config.vocab_size
     added = add_target_tokens(cm, data.targets)
@@ -103,19 +102,20 @@ def test_add_targets_as_whole_tokens_and_time_token_prefix(tiny_path):
     assert cm.tokenizer.convert_ids_to_tokens(cm.time_token_ids) == ["<1>", "<2>"]
 
 
-def test_run_rank_reuses_a_trained_model(tiny_path):
+def test_ranker_reuses_a_trained_model(tiny_path):
     data = load_change_data(f"dwug:{FIX / 'dwug'}")
     cfg = RankConfig(method="temporal-attention", layers=2, samples=4, encoder=tiny_path,
                      train=PostTrainConfig(head_steps=3, epochs=1, batch_size=8, progress=False))
-    r1 = run_rank(data, cfg)
-    assert r1.model.train_report["n_sentences"] == 24 and len(r1.model.train_report["head_loss"]) == 3
-    assert r1.model.model.config.head_from_checkpoint                 # the head was trained in stage 0
-    r2 = run_rank(data, RankConfig(scorer="prt", layers=1, samples=4, encoder=tiny_path), model=r1.model)
-    assert r2.vectors.vectors.shape[0] == 24 and r2.scores["score"].notna().all()
+    r1 = SemanticChangeRanker(cfg).fit(data)
+    assert r1.model_.train_report["n_sentences"] == 24 and len(r1.model_.train_report["head_loss"]) == 3
+    assert r1.model_.model.config.head_from_checkpoint                 # the head was trained in stage 0
+    r2 = SemanticChangeRanker(scorer="prt", layers=1, samples=4, encoder=tiny_path).fit(data, model=r1.model_)
+    assert r2.vectors_.vectors.shape[0] == 24 and r2.scores_["score"].notna().all()
+    assert r2.ranking_ == r2.scores_["word"].tolist() and "spearman" in r2.metrics_
     # the body stays close to pretrained under the gentle schedule; time parameters moved
     hf, _ = tiny_encoder(hidden=32, layers=2, heads=2, seed=0)
     q0 = hf.encoder.layer[0].attention.self.query.weight
-    q1 = r1.model.model.temporal.layers[0].attention.query.weight
+    q1 = r1.model_.model.temporal.layers[0].attention.query.weight
     assert (q1 - q0).abs().max() < 1e-3
-    assert r1.model.model.temporal.layers[0].attention.time_gate.abs().max() > 0
+    assert r1.model_.model.temporal.layers[0].attention.time_gate.abs().max() > 0
     assert torch.isfinite(q1).all()

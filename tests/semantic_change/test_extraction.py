@@ -5,8 +5,9 @@ import torch
 
 from tempo_analysis.data import DataError, TargetUsage
 from tempo_analysis.encoders import tiny_encoder
-from tempo_analysis.extraction import extract_one_by_one, extract_target_vectors, target_piece_span, window
-from tempo_analysis.models.temporal_attention import TemporalAttentionForMaskedLM
+from tempo_analysis.semantic_change.extraction import (extract_one_by_one, extract_target_vectors, target_piece_span,
+                                                       window)
+from tempo_analysis.semantic_change.model import TemporalAttentionForMaskedLM
 
 
 @pytest.fixture(scope="module")

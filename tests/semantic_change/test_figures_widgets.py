@@ -1,13 +1,13 @@
-"""Figures (asserted on fig.to_dict()), UMAP map / neighbours / sentence placement, result save-load, widgets."""
+"""Figures (asserted on fig.to_dict()), UMAP map / neighbours / sentence placement, the ranker's
+save-load and visualize_* methods, widgets."""
 import numpy as np
 import pandas as pd
 import pytest
 
 from tempo_analysis.figures import semantic_change as figs
-from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, load_change_data, run_rank
-from tempo_analysis.semantic_change.compare import comparison_table
+from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, comparison_table
 from tempo_analysis.semantic_change.explore import embed_sentence, period_neighbours, usage_map
-from tempo_analysis.semantic_change.store import load_result, save_result
 
 from .test_cli_pipeline import FIX, tiny_path  # noqa: F401  (module-scoped fixture)
 
@@ -53,49 +53,74 @@ def dwug_result(tiny_path):  # noqa: F811
     data = load_change_data(f"dwug:{FIX / 'dwug'}")
     cfg = RankConfig(method="temporal-attention", layers=2, samples=None, encoder=tiny_path,
                      train=PostTrainConfig(head_steps=2, epochs=0.5, batch_size=8, progress=False))
-    return data, run_rank(data, cfg)
+    return data, SemanticChangeRanker(cfg).fit(data)
 
 
 def test_explore_map_neighbours_and_sentence(dwug_result):
     data, r = dwug_result
-    m = usage_map(r.vectors, "plane", layers=2, seed=0, method="pca")   # UMAP itself runs in notebook 02
+    m = usage_map(r.vectors_, "plane", layers=2, seed=0, method="pca")   # UMAP itself runs in notebook 02
     assert m.coords.shape == (8, 2) and sorted(set(m.periods)) == ["1", "2"]
-    v = embed_sentence(r.model, "The plane flew over the city.", "plane", "2", layers=2)
+    np.testing.assert_array_equal(r.usage_map("plane", method="pca").coords, m.coords)
+    v = embed_sentence(r.model_, "The plane flew over the city.", "plane", "2", layers=2)
+    np.testing.assert_array_equal(r.embed_sentence("The plane flew over the city.", "plane", "2"), v)
     where = m.place(v, data.compared)
     assert where["period"] in ("1", "2") and np.isfinite([where["x"], where["y"]]).all()
     with pytest.raises(ValueError, match="does not contain the word"):
-        embed_sentence(r.model, "No target here.", "plane", "2")
-    nb = period_neighbours(r.model, r.vectors, "plane", k=5)
+        embed_sentence(r.model_, "No target here.", "plane", "2")
+    nb = period_neighbours(r.model_, r.vectors_, "plane", k=5)
+    assert r.neighbours("plane", k=5) == nb
     assert list(nb) == ["1", "2"] and all(len(v) == 5 for v in nb.values())
     assert all(w.isalpha() and w != "plane" for v in nb.values() for w, _ in v)
 
 
-def test_result_save_load_roundtrip(dwug_result, tmp_path):
+def test_ranker_save_load_roundtrip(dwug_result, tmp_path):
     data, r = dwug_result
-    save_result(r, tmp_path / "r")
-    back = load_result(tmp_path / "r")
-    np.testing.assert_array_equal(back.vectors.vectors, r.vectors.vectors)
-    assert [u.period for u in back.vectors.usages] == [u.period for u in r.vectors.usages]
-    pd.testing.assert_frame_equal(back.scores, r.scores, check_dtype=False)
-    assert back.config == r.config and back.model.method == "temporal-attention"
-    t1 = comparison_table({"ta": r}, data, scorers=("cosine",))
-    t2 = comparison_table({"ta": back}, data, scorers=("cosine",))
+    r.save(tmp_path / "r")
+    back = SemanticChangeRanker.load(tmp_path / "r")
+    np.testing.assert_array_equal(back.vectors_.vectors, r.vectors_.vectors)
+    assert [u.period for u in back.vectors_.usages] == [u.period for u in r.vectors_.usages]
+    pd.testing.assert_frame_equal(back.scores_, r.scores_, check_dtype=False)
+    assert back.config == r.config and back.model_.method == "temporal-attention"
+    assert back.ranking_ == r.ranking_ and back.metrics_ == r.metrics_
+    assert (back.targets_, back.periods_, back.compared_) == (r.targets_, r.periods_, r.compared_)
+    assert back.evaluate() == r.evaluate()           # truth_ round-trips too
+    t1 = comparison_table({"ta": r}, scorers=("cosine",))
+    t2 = comparison_table({"ta": back}, scorers=("cosine",))
     pd.testing.assert_frame_equal(t1, t2)
-    v1 = embed_sentence(r.model, "The plane landed.", "plane", "2", layers=2)
-    v2 = embed_sentence(back.model, "The plane landed.", "plane", "2", layers=2)
+    v1 = r.embed_sentence("The plane landed.", "plane", "2")
+    v2 = back.embed_sentence("The plane landed.", "plane", "2")
     np.testing.assert_allclose(v1, v2, atol=1e-5)
+
+
+def test_ranker_rescore_and_visualize(dwug_result):
+    data, r = dwug_result
+    assert r.rescore().equals(r.scores_) and r.evaluate() == r.metrics_
+    assert r.ranking_ == r.scores_["word"].tolist() and sorted(r.ranking_) == ["plane", "risk", "tip"]
+    prt = r.rescore(scorer="prt", layers=1, n=2)
+    assert prt.attrs["scorer"] == "prt" and prt.attrs["layers"] == 1 and (prt.filter(like="n_") <= 2).all().all()
+    d = r.visualize_ranking(title="ta").to_dict()
+    assert sorted(d["data"][1]["text"]) == ["plane", "risk", "tip"] and "Spearman" in d["layout"]["title"]["text"]
+    assert r.visualize_scores(highlight="tip").to_dict()["data"][0]["marker"]["color"][r.ranking_.index("tip")] \
+        == "#d62728"
+    m = r.visualize_usage_map("plane", method="pca", sentence="The plane landed.", period="2").to_dict()
+    assert [t["name"] for t in m["data"]] == ["1", "2", "your sentence"]
+    assert r.visualize_neighbours("plane", k=3).to_dict()["data"][0]["type"] == "table"
+    with pytest.raises(ValueError, match="not fitted"):
+        SemanticChangeRanker().rescore()
+    with pytest.raises(ValueError, match="method"):
+        SemanticChangeRanker(method="bogus")
 
 
 def test_widgets_build_and_react(dwug_result):
     from tempo_analysis.widgets.semantic_change import rescore, scoring_whatif, sentence_probe, word_explorer
     data, r = dwug_result
-    box = scoring_whatif(r, data, word="tip")
+    box = scoring_whatif(r, word="tip")
     label = box.children[2]
     assert "tip" in label.value and "rank" in label.value
     h_slider = box.children[1].children[0]
     h_slider.value = 1                                          # what-if: use only the last layer
-    df, _ = rescore(r, data, layers=1, n=4, scorer="cosine")
+    df, _ = rescore(r, layers=1, n=4, scorer="cosine")
     assert f"score {df.set_index('word').loc['tip', 'score']:.4f}" in label.value
-    word_explorer(r, data, word="plane", method="pca")
-    probe = sentence_probe(r, data, word="plane", text="The plane landed.", method="pca")
+    word_explorer(r, word="plane", method="pca")
+    probe = sentence_probe(r, word="plane", text="The plane landed.", method="pca")
     assert probe.children[1].value == "The plane landed."

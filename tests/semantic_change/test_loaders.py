@@ -1,14 +1,17 @@
-"""SemEval-2020 Task 1, DWUG and NLTK two-era loaders, including their bad-input messages."""
+"""SemEval-2020 Task 1, DWUG and NLTK two-era loaders, including their bad-input messages, and the
+``--data`` spec loader (tempo_analysis.data.specs.load_change_data) with the world rule."""
 import gzip
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tempo_analysis.data import DataError, PeriodCorpus
+from tempo_analysis.data import DataError, PeriodCorpus, locations
+from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.loaders.dwug import find_stats_file, load_dwug
 from tempo_analysis.data.loaders.nltk_corpora import frequent_targets, load_nltk_eras, read_brown
 from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos
+from tempo_analysis.data.specs import load_change_data
 
 FIX = Path(__file__).parent / "fixtures"
 NLTK = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "nltk_data" / "corpora"
@@ -134,3 +137,51 @@ def test_nltk_bad_folder(tmp_path):
     (tmp_path / "gutenberg").mkdir()
     with pytest.raises(DataError, match="gutenberg"):
         load_nltk_eras(tmp_path)
+
+
+def write_nltk(root: Path):
+    """A tiny NLTK ``corpora`` folder: one Gutenberg book and one Brown file."""
+    (root / "gutenberg").mkdir(parents=True)
+    (root / "gutenberg" / "austen-emma.txt").write_text(
+        "[Emma by Jane Austen 1816]\n\nThe cell of the old monk was cold. He walked to the house by night.\n")
+    (root / "brown").mkdir()
+    (root / "brown" / "ca01").write_text("The/at cell/nn phone/nn rang/vbd in/in the/at house/nn ./.\n")
+    return root
+
+
+def test_change_spec_world_reads_the_committed_world():
+    data = load_change_data("world")
+    assert isinstance(data, ChangeData) and data.name == "world" and data.compared == ["old", "new"]
+    assert len(data.usages) == len(data.corpus) and data.targets == data.truth["word"].tolist()
+
+
+def test_change_spec_world_rule(tmp_path, monkeypatch):
+    committed = load_change_data("world")
+    monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))          # no world on disk: generated, with a warning
+    with pytest.warns(UserWarning, match="generating the default world"):
+        generated = load_change_data("world")
+    assert generated.targets == committed.targets and generated.usages == committed.usages
+    (tmp_path / "world").mkdir()
+    (tmp_path / "world" / "config.json").write_text("{}")           # a broken world raises, never regenerated
+    with pytest.raises((FileNotFoundError, ValueError)):
+        load_change_data("world")
+    with pytest.raises(FileNotFoundError):
+        load_change_data(f"world:{tmp_path / 'elsewhere'}")
+
+
+def test_change_spec_folders_and_bad_specs(tmp_path, monkeypatch):
+    d = load_change_data(f"semeval:{write_semeval(tmp_path / 'semeval')}", targets=["plane_nn"])
+    assert d.name.startswith("semeval:") and d.targets == ["plane"] and d.truth is not None
+    with pytest.raises(DataError, match="names no folder"):
+        load_change_data("semeval")
+    with pytest.raises(DataError, match="names no folder"):
+        load_change_data("dwug")
+    with pytest.raises(DataError, match=r"world\[:DIR\], semeval:DIR, dwug:DIR, nltk\[:DIR\]"):
+        load_change_data("csv:x.csv")
+    # nltk without a folder: shared/data/nltk_data/corpora
+    write_nltk(tmp_path / "shared" / "nltk_data" / "corpora")
+    monkeypatch.setenv(locations.ENV_SHARED_DATA, str(tmp_path / "shared"))
+    d = load_change_data("nltk", targets=["cell", "house"])
+    assert d.periods == ["gutenberg", "brown"] and d.targets == ["cell", "house"] and d.truth is None
+    assert d.name == f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}"
+    assert load_change_data(f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}").corpus.df.equals(d.corpus.df)

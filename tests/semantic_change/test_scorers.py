@@ -7,9 +7,8 @@ from scipy import stats
 
 from tempo_analysis.data import TargetUsage
 from tempo_analysis.evaluation.ranking import binary_accuracy, correlate, rank_table
-from tempo_analysis.evaluation.semantic_change import (cosine_distance, layer_average, score_pair, score_words,
-                                                       zscore)
-from tempo_analysis.extraction import TargetVectors
+from tempo_analysis.semantic_change.extraction import TargetVectors
+from tempo_analysis.semantic_change.scoring import cosine_distance, layer_average, score_pair, score_words, zscore
 
 
 def test_cosine_distance_not_euclidean():

@@ -8,8 +8,8 @@ import torch.nn.functional as F
 from transformers import (BertConfig, BertForMaskedLM, DistilBertConfig, DistilBertForMaskedLM,
                           RobertaConfig, RobertaForMaskedLM)
 
-from tempo_analysis.models.temporal_attention import (TemporalAttentionConfig, TemporalAttentionForMaskedLM,
-                                                      convert_state_dict)
+from tempo_analysis.semantic_change.model import (TemporalAttentionConfig, TemporalAttentionForMaskedLM,
+                                                 convert_state_dict)
 
 MASK = 4
 

@@ -13,7 +13,7 @@ conversion (pretrained weights kept), post-training, extraction, scorers and eva
 """
 from __future__ import annotations
 
-from .temporal_attention import TemporalAttentionForMaskedLM
+from .model import TemporalAttentionForMaskedLM
 
 SCALED_KINDS = ("linear", "exp", "doc")
 

@@ -30,7 +30,7 @@ The model reads top to bottom:
      ranking of keys), cost O(n·d), go through the fused kernel, and ``W_T = 0`` at init means the
      model starts as the pretrained encoder.
    * ``"scaled"`` -- the paper's scaled-attention baselines: ``α_ij = softmax(q_i s(t_i) k_jᵀ)`` with a
-     fixed factor per period (``config.period_scales``; see ``models/semantic_baselines.py``).
+     fixed factor per period (``config.period_scales``; see :mod:`.baselines`).
    * ``"none"`` -- vanilla attention (the plain and time-token baselines).
 3. ``TemporalAttentionModel``: BERT-style embeddings, post-LN layers, all hidden states out.
 4. ``TemporalAttentionForMaskedLM``: adds the MLM head (decoder tied to the word embeddings; the
@@ -38,13 +38,15 @@ The model reads top to bottom:
 
 Conversion (``from_pretrained_encoder`` / ``from_hf``) copies every pretrained tensor -- embeddings,
 all encoder layers, and the MLM head when the checkpoint has one (``config.head_from_checkpoint``).
-The reference implementation discarded the encoder; ``test_encoder_layers_equal_checkpoint`` guards us.
+The reference implementation discarded the encoder; ``test_encoder_layers_equal_checkpoint`` checks that
+every layer here equals the checkpoint's.
 Supported source types: BERT layout (bert, roberta, xlm-roberta, camembert, electra with
 embedding size = hidden size) and distilbert.
 """
 from __future__ import annotations
 
 import math
+import warnings
 
 import torch
 import torch.nn.functional as F
@@ -53,46 +55,62 @@ from transformers import AutoConfig, PreTrainedConfig, PreTrainedModel
 from transformers.activations import ACT2FN
 from transformers.modeling_outputs import MaskedLMOutput
 
+from ..encoders import load_encoder
+
 TIME_ATTENTION_FORMS = ("faithful", "modulated", "scaled", "none")
 _BERT_LAYOUT = ("bert", "roberta", "xlm-roberta", "camembert", "electra")
 
 
 class TemporalAttentionConfig(PreTrainedConfig):
-    """Encoder shape (from the source checkpoint) + time settings."""
+    """Encoder shape (copied from the source checkpoint by :func:`config_from_hf`) + time settings."""
 
     model_type = "tempo_temporal_attention"
 
-    def __init__(self, vocab_size=30522, hidden_size=384, num_hidden_layers=6, num_attention_heads=12,
-                 intermediate_size=1536, hidden_act="gelu", hidden_dropout_prob=0.1,
-                 attention_probs_dropout_prob=0.1, max_position_embeddings=512, type_vocab_size=2,
-                 layer_norm_eps=1e-12, pad_token_id=0, mask_token_id=None, position_offset=0,
-                 initializer_range=0.02, num_periods=2, period_names=None, time_attention="faithful",
-                 time_residual=True, period_scales=None, source_model_type="bert",
-                 head_from_checkpoint=False, **kwargs):
-        if time_attention not in TIME_ATTENTION_FORMS:
-            raise ValueError(f"time_attention={time_attention!r} is not one of {TIME_ATTENTION_FORMS}; "
+    # --- the encoder's shape ----------------------------------------------------------------------
+    vocab_size: int = 30522
+    hidden_size: int = 384
+    num_hidden_layers: int = 6
+    num_attention_heads: int = 12
+    intermediate_size: int = 1536
+    hidden_act: str = "gelu"
+    hidden_dropout_prob: float = 0.1
+    attention_probs_dropout_prob: float = 0.1
+    max_position_embeddings: int = 512
+    type_vocab_size: int = 2  # 0 = no token-type embeddings (distilbert)
+    layer_norm_eps: float = 1e-12
+    pad_token_id: int = 0
+    mask_token_id: int | None = None  # [MASK]ed tokens get their own time id
+    position_offset: int = 0  # position ids start here (roberta-style checkpoints: pad_token_id + 1)
+    initializer_range: float = 0.02
+    source_model_type: str = "bert"  # bert, roberta, xlm-roberta, camembert, electra or distilbert
+    source_name: str | None = None  # the encoder it was converted from (informational)
+    head_from_checkpoint: bool = False  # the MLM head was copied (else it starts fresh, seeded)
+    # --- time -------------------------------------------------------------------------------------
+    num_periods: int = 2  # one time embedding per period
+    period_names: list | None = None  # one name per period, oldest first; None = "0", "1", ...
+    time_attention: str = "faithful"  # faithful | modulated | scaled | none (module docstring)
+    time_residual: bool = True  # faithful: the time term enters through a per-head gate that starts at 0
+    period_scales: list | None = None  # scaled: one fixed factor per period (baselines.period_scales)
+    time_tokens: list | None = None  # time-token baseline: the period tokens added to the vocabulary
+
+    def __post_init__(self, **kwargs):
+        if self.time_attention not in TIME_ATTENTION_FORMS:
+            raise ValueError(f"time_attention={self.time_attention!r} is not one of {TIME_ATTENTION_FORMS}; "
                              "pick 'faithful' (paper) or 'modulated' (full-rank).")
-        if int(num_periods) < 1:
-            raise ValueError(f"num_periods={num_periods} must be >= 1 (one time embedding per period).")
-        if period_names is not None and len(period_names) != num_periods:
-            raise ValueError(f"period_names has {len(period_names)} names but num_periods={num_periods}; "
+        if int(self.num_periods) < 1:
+            raise ValueError(f"num_periods={self.num_periods} must be >= 1 (one time embedding per period).")
+        if self.period_names is not None and len(self.period_names) != self.num_periods:
+            raise ValueError(f"period_names has {len(self.period_names)} names but num_periods={self.num_periods}; "
                              "give one name per period, oldest first.")
-        if time_attention == "scaled" and (period_scales is None or len(period_scales) != num_periods):
+        if self.time_attention == "scaled" and (self.period_scales is None
+                                                or len(self.period_scales) != self.num_periods):
             raise ValueError("time_attention='scaled' needs period_scales with one factor per period "
-                             "(see models.semantic_baselines.period_scales).")
-        self.vocab_size, self.hidden_size = vocab_size, hidden_size
-        self.num_hidden_layers, self.num_attention_heads = num_hidden_layers, num_attention_heads
-        self.intermediate_size, self.hidden_act = intermediate_size, hidden_act
-        self.hidden_dropout_prob = hidden_dropout_prob
-        self.attention_probs_dropout_prob = attention_probs_dropout_prob
-        self.max_position_embeddings, self.type_vocab_size = max_position_embeddings, type_vocab_size
-        self.layer_norm_eps, self.position_offset = layer_norm_eps, position_offset
-        self.initializer_range, self.mask_token_id = initializer_range, mask_token_id
-        self.num_periods, self.time_attention, self.time_residual = int(num_periods), time_attention, time_residual
-        self.period_names = list(period_names) if period_names is not None else [str(i) for i in range(num_periods)]
-        self.period_scales = list(period_scales) if period_scales is not None else None
-        self.source_model_type, self.head_from_checkpoint = source_model_type, head_from_checkpoint
-        super().__init__(pad_token_id=pad_token_id, **kwargs)
+                             "(see semantic_change.baselines.period_scales).")
+        self.num_periods = int(self.num_periods)
+        self.period_names = ([str(i) for i in range(self.num_periods)] if self.period_names is None
+                             else list(self.period_names))
+        self.period_scales = list(self.period_scales) if self.period_scales is not None else None
+        super().__post_init__(**kwargs)
 
     # time-id layout: periods, then pad, then mask
     @property
@@ -398,10 +416,6 @@ class TemporalAttentionForMaskedLM(TemporalAttentionPreTrainedModel):
         Returns ``(model, tokenizer)``. The MLM head is copied when the checkpoint has one;
         otherwise (MiniLM) it starts fresh and ``config.head_from_checkpoint`` is False.
         """
-        import warnings
-
-        from ..encoders import load_encoder
-
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             hf, tok = load_encoder(name, head="mlm")

@@ -29,7 +29,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from .data import DataError, TargetUsage
+from ..data import DataError, TargetUsage
+from .model import TemporalAttentionForMaskedLM, TemporalAttentionModel
 
 
 @dataclass
@@ -101,9 +102,7 @@ def prepare(tokenizer, usages, *, max_length=128, prefix_ids=None):
 
 
 def _hidden_states(model, input_ids, attention_mask, time):
-    """All hidden states (tuple, index 0 = embeddings) of our temporal models or an HF encoder."""
-    from .models.temporal_attention import TemporalAttentionForMaskedLM, TemporalAttentionModel
-
+    """All hidden states (tuple, index 0 = embeddings) of the temporal models or an HF encoder."""
     if isinstance(model, TemporalAttentionForMaskedLM):
         model = model.temporal
     if isinstance(model, TemporalAttentionModel):

@@ -133,7 +133,7 @@ def score_pair(A, B, scorer="cosine", **kw) -> float:
 
 def score_words(tv, periods: list, *, scorer="cosine", layers=4, zscore_vectors=False, n=None, seed=0,
                 words=None, jsd_k=None) -> pd.DataFrame:
-    """Score every word in a :class:`~tempo_analysis.extraction.TargetVectors` between two periods.
+    """Score every word in a :class:`~tempo_analysis.semantic_change.extraction.TargetVectors` between two periods.
 
     Returns a frame sorted by score (descending): word, score, rank (1 = most changed), n_<period>
     per period, note (why a score is NaN). Settings used are stored in ``frame.attrs``.

@@ -1,0 +1,49 @@
+"""ChangeData: what semantic change ranking reads.
+
+A two-or-more-period :class:`~tempo_analysis.data.PeriodCorpus`, the target words to rank, an
+optional truth table (``word`` and ``graded`` and/or ``binary``), and optional given usages
+(DWUG and the planted world give each usage's character offsets; otherwise usages are searched
+in the corpus). Ranking compares the first and the last period.
+
+Built from a ``--data`` spec by :func:`tempo_analysis.data.specs.load_change_data`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .periods import PeriodCorpus, TargetUsage
+
+__all__ = ["ChangeData"]
+
+
+@dataclass
+class ChangeData:
+    """A two-or-more-period corpus, its targets, optional truth, and optional given usages (DWUG)."""
+
+    name: str
+    corpus: PeriodCorpus
+    targets: list[str]
+    truth: pd.DataFrame | None = None
+    usages: list[TargetUsage] | None = None      # given usages (DWUG, planted world); else searched
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def periods(self):
+        return list(self.corpus.periods)
+
+    @property
+    def compared(self):
+        """The two periods Algorithm 1 compares: the first and the last."""
+        return [self.periods[0], self.periods[-1]]
+
+    @classmethod
+    def from_usage_corpus(cls, name: str, corpus: PeriodCorpus, truth: pd.DataFrame) -> "ChangeData":
+        """One usage per corpus row (columns ``word``, ``start``, ``end``: the planted world's
+        ``periods.csv``); every word of ``truth`` is a target."""
+        df = corpus.df
+        usages = [TargetUsage.checked(w, p, t, s, e, surface=w, doc_id=d)
+                  for w, p, t, s, e, d in zip(df["word"], df["period"], df["text"], df["start"], df["end"],
+                                              df["doc_id"])]
+        return cls(name, corpus, truth["word"].tolist(), truth.copy(), usages)
