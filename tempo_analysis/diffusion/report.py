@@ -6,15 +6,17 @@
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import networkx as nx
 import pandas as pd
 
-from tempo_analysis.analysis.diffusion import (ContextIndex, build_context_index, diffusion_map, recover_mode,
-                                               resolve_n_neighbors, rhat_scores, walk_flight)
 from tempo_analysis.data import SocialCorpus
+from tempo_analysis.diffusion.analysis import (ContextIndex, build_context_index, diffusion_map, recover_mode,
+                                               resolve_n_neighbors, rhat_scores, walk_flight)
+from tempo_analysis.world import SocialWorldConfig, generate_social
 
 
 @dataclass
@@ -75,10 +77,6 @@ def world_regenerator(model, tokenizer, base_config=None, progress: bool = False
     """A callable (mode, speed) -> (index, graph, truth): the planted world regenerated with another
     diffusion mode or speed, re-encoded with `model` (trained on the default world: same units and
     slices, so no retraining is needed to read the new texts)."""
-    import dataclasses
-
-    from tempo_analysis.world import SocialWorldConfig, generate_social
-
     base = base_config or SocialWorldConfig()
 
     def regenerate(mode: str, speed: int):

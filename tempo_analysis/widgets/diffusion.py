@@ -24,8 +24,8 @@ def _summary(result, truth=None) -> str:
 class DiffusionExplorer:
     """Controls + map + bars over one contextual index; `regenerate(mode, speed)` rebuilds the world.
 
-    regenerate: optional callable (mode, speed) -> (index, graph, truth), e.g. from
-    ``tempo_analysis.diffusion.report.world_regenerator``.
+    regenerate: optional callable (mode, speed) -> (index, graph, truth), e.g.
+    ``DiffusionMapper.world_regenerator()`` (``tempo_analysis.diffusion.report.world_regenerator``).
     """
 
     def __init__(self, index, graph, word: str, anchor: str, n_neighbors="auto", truth=None, regenerate=None,
