@@ -1,8 +1,12 @@
 """One call from a trained model to the paper's diffusion analyses, and their JSON form.
 
-    index = index_corpus(run.dcwe, run.tokenizer, run.corpus)       # one encoder pass
-    result = analyze(index, run.corpus.graph, "cloud", "server")     # r-hat, map, walk/flight, mode
+    index = index_corpus(model, tokenizer, corpus)                  # one encoder pass
+    result = analyze(index, corpus.graph, "cloud", "server")         # r-hat, map, walk/flight, mode
     result.to_dict()                                                  # what `diffusion analyze` writes
+
+:class:`tempo_analysis.diffusion.DiffusionMapper` calls these with its trained model
+(``mapper.context_index()``, ``mapper.analyze(word, anchor)``); the what-if widget calls
+``analyze`` directly on indexes of regenerated worlds.
 """
 from __future__ import annotations
 
