@@ -22,7 +22,10 @@ from pathlib import Path
 
 import nbformat
 
+import notebook_exec as nbx
+
 from tempo_analysis import notebook as nbk
+from tempo_analysis.data.locations import project_root
 
 DEFAULT_TIMEOUT = float(os.environ.get("TEMPO_ANALYSIS_NOTEBOOK_TIMEOUT", 900))
 
@@ -116,8 +119,8 @@ def print_table(rows: list[tuple[str, float, str, str]]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("notebooks", nargs="*", help="names or paths (default: all in --notebooks-dir)")
-    parser.add_argument("--notebooks-dir", type=Path, default=nbk.project_root() / "notebooks")
-    parser.add_argument("--out", type=Path, default=nbk.project_root() / "build")
+    parser.add_argument("--notebooks-dir", type=Path, default=project_root() / "notebooks")
+    parser.add_argument("--out", type=Path, default=project_root() / "build")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per notebook")
     parser.add_argument("-p", "--parameter", action="append", default=[], metavar="NAME=VALUE")
     parser.add_argument("--no-html", action="store_true", help="skip the HTML export")
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
         name = path.stem
         print(f"[run_notebooks] {name}: executing (budget {args.timeout:.0f} s) ...", flush=True)
         nbk.update_summary(name, {"status": "running"}, path=summary, replace=True)
-        run = nbk.execute_notebook(
+        run = nbx.execute_notebook(
             path, timeout=args.timeout, env={nbk.ENV_SUMMARY: str(summary)}, parameters=params
         )
         nbformat.write(run.nb, args.out / f"{name}.ipynb")

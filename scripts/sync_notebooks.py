@@ -16,7 +16,9 @@ from pathlib import Path
 import nbformat
 from jupytext.cli import jupytext as jupytext_cli
 
-from tempo_analysis.notebook import clear_outputs, project_root
+from notebook_exec import clear_outputs
+
+from tempo_analysis.data.locations import project_root
 
 
 def main(argv: list[str] | None = None) -> int:

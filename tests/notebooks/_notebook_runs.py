@@ -24,7 +24,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
+import notebook_exec as nbx
+
 from tempo_analysis import notebook as nbk
+from tempo_analysis.data.locations import ENV_DATA, data_dir
 
 ROOT = Path(__file__).resolve().parents[2]
 # $TEMPO_ANALYSIS_NOTEBOOKS_DIR points the tests at another folder of notebooks (e.g. drafts)
@@ -48,12 +51,12 @@ class NotebookRuns:
         self.work = work
         self.cache = work / "cache"
         self.cache.mkdir(parents=True, exist_ok=True)
-        self.runs: dict[Path, nbk.NotebookRun] = {}
+        self.runs: dict[Path, nbx.NotebookRun] = {}
 
     def env(self, summary: Path) -> dict[str, str]:
         """Environment for a kernel (nbclient's or JupyterLab's) in this session."""
         return {
-            nbk.ENV_DATA: str(nbk.data_dir(ROOT)),
+            ENV_DATA: str(data_dir(ROOT)),
             nbk.ENV_CACHE: str(self.cache),
             nbk.ENV_SUMMARY: str(summary),
         }
@@ -61,13 +64,13 @@ class NotebookRuns:
     def summary(self, kind: str) -> Path:
         return self.work / f"summary-{kind}.json"
 
-    def get(self, path: Path) -> nbk.NotebookRun:
+    def get(self, path: Path) -> nbx.NotebookRun:
         if path not in self.runs:
             # In a thread of its own: nbclient drives its kernel with asyncio, and must not share
             # this thread with Playwright's sync API (its event loop), which deadlocks.
             with ThreadPoolExecutor(max_workers=1) as pool:
                 run = pool.submit(
-                    nbk.execute_notebook,
+                    nbx.execute_notebook,
                     path,
                     timeout=NOTEBOOK_TIMEOUT,
                     cwd=NOTEBOOKS_DIR,

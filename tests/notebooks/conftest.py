@@ -6,6 +6,8 @@ import pytest
 
 # the helper modules sit next to this file; make them importable under any --import-mode
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+# headless notebook execution is a project script, not library code (scripts/notebook_exec.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts"))
 
 from _notebook_runs import TIMINGS, NotebookRuns  # noqa: E402
 

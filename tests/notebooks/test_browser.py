@@ -41,7 +41,8 @@ import nbformat
 import pytest
 from _notebook_runs import EXECUTED_DIR, NOTEBOOK_TIMEOUT, NOTEBOOKS_DIR, ROOT, TIMINGS, notebook_params
 
-from tempo_analysis import notebook as nbk
+import notebook_exec as nbx
+
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -132,7 +133,7 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
             jl.shutdown_kernels(base_url)
 
     assert not state["error_texts"], f"{path.name}: error output in JupyterLab:\n" + "\n".join(state["error_texts"])
-    saved_errors = nbk.notebook_errors(saved)
+    saved_errors = nbx.notebook_errors(saved)
     assert not saved_errors, f"{path.name}: error output in the notebook saved by JupyterLab: {saved_errors}"
     code = [c for c in saved.cells if c.cell_type == "code" and c.source.strip()]
     assert all(c.execution_count for c in code), f"{path.name}: not every code cell ran in JupyterLab"

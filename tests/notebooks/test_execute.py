@@ -17,7 +17,8 @@ import nbformat
 import pytest
 from _notebook_runs import NOTEBOOK_TIMEOUT, NOTEBOOKS, NOTEBOOKS_DIR, ROOT, notebook_params
 
-from tempo_analysis import notebook as nbk
+import notebook_exec as nbx
+
 
 FIX = "fix: python scripts/sync_notebooks.py (pairs .py and .ipynb with jupytext, clears outputs)"
 
@@ -42,7 +43,7 @@ def test_notebook_executes_without_errors(path, notebook_runs):
 @pytest.mark.parametrize("path", notebook_params())
 def test_notebook_has_parameters_cell(path):
     nb = nbformat.read(path, as_version=4)
-    index = nbk.parameters_cell_index(nb)
+    index = nbx.parameters_cell_index(nb)
     assert index is not None, f"{path.name}: tag one code cell 'parameters' (jupytext: # %% tags=[\"parameters\"])"
     assert nb.cells[index].cell_type == "code" and nb.cells[index].source.strip()
 

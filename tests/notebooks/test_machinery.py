@@ -7,6 +7,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import notebook_exec as nbx
+
 from tempo_analysis import notebook as nbk
 
 pytestmark = pytest.mark.slow  # starts real kernels (a few seconds each)
@@ -34,7 +36,7 @@ def test_executes_with_widgets_params_summary_and_cwd(tmp_path):
         "from tempo_analysis.notebook import record_summary\nrecord_summary({'demo.n': N * 2})",
     )
     summary = tmp_path / "summary.json"
-    run = nbk.execute_notebook(path, timeout=120, env={nbk.ENV_SUMMARY: str(summary)}, parameters={"N": 5})
+    run = nbx.execute_notebook(path, timeout=120, env={nbk.ENV_SUMMARY: str(summary)}, parameters={"N": 5})
     assert run.ok and run.status == "ok", run.errors
     text = "".join(o.get("text", "") for c in run.nb.cells for o in c.get("outputs", []))
     assert f"cwd={(tmp_path / 'nbs').resolve()}" in text
@@ -49,7 +51,7 @@ def test_executes_with_widgets_params_summary_and_cwd(tmp_path):
 
 def test_error_output_is_reported_and_execution_stops(tmp_path):
     path = make_notebook(tmp_path, "bad", "x = 1", "1 / 0", "print('never')")
-    run = nbk.execute_notebook(path, timeout=120)
+    run = nbx.execute_notebook(path, timeout=120)
     assert run.status == "error"
     assert run.errors == ["cell 2: ZeroDivisionError: division by zero"]
     assert run.nb.cells[3].get("outputs", []) == []
@@ -62,27 +64,27 @@ def test_traceback_on_stderr_counts_as_error(tmp_path):
         "import sys, traceback\ntry:\n    {}['k']\nexcept KeyError:\n    traceback.print_exc()",
         "import sys\nprint('a harmless warning', file=sys.stderr)",
     )
-    run = nbk.execute_notebook(path, timeout=120)
+    run = nbx.execute_notebook(path, timeout=120)
     assert len(run.errors) == 1 and "Traceback on stderr: KeyError: 'k'" in run.errors[0]
 
 
 def test_notebook_budget_times_out(tmp_path):
     path = make_notebook(tmp_path, "slow", "import time\ntime.sleep(60)")
-    run = nbk.execute_notebook(path, timeout=8)
+    run = nbx.execute_notebook(path, timeout=8)
     assert run.timed_out and run.status == "timeout"
     assert run.seconds < 40
 
 
 def test_clear_outputs_and_parameters_cell(tmp_path):
     path = make_notebook(tmp_path, "c", "print(1)")
-    run = nbk.execute_notebook(path, timeout=120)
+    run = nbx.execute_notebook(path, timeout=120)
     assert run.nb.cells[1].outputs
-    clean = nbk.clear_outputs(run.nb)
+    clean = nbx.clear_outputs(run.nb)
     assert all(c.outputs == [] and c.execution_count is None for c in clean.cells)
-    assert nbk.parameters_cell_index(clean) == 0
+    assert nbx.parameters_cell_index(clean) == 0
     with pytest.raises(ValueError, match="tagged 'parameters'"):
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1")])
-        nbk.inject_parameters(nb, {"x": 2})
+        nbx.inject_parameters(nb, {"x": 2})
 
 
 # -----------------------------------------------------------------------------
@@ -157,7 +159,7 @@ def test_kernel_channel_polls_in_slices_so_a_missed_wakeup_is_not_a_hang():
     import time
     from queue import Empty
 
-    from tempo_analysis.notebook import _poll_in_slices
+    from notebook_exec import _poll_in_slices
 
     class SleepyChannel:
         """get_msg(timeout) never wakes early: it sleeps the full timeout, then looks once."""

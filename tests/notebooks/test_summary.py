@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from tempo_analysis import notebook as nbk
+from tempo_analysis.data.locations import ENV_DATA, data_dir, project_root
 
 
 @pytest.fixture(autouse=True)
 def _clean_env(monkeypatch):
-    for var in (nbk.ENV_DATA, nbk.ENV_SUMMARY, nbk.ENV_NOTEBOOK, "JPY_SESSION_NAME"):
+    for var in (ENV_DATA, nbk.ENV_SUMMARY, nbk.ENV_NOTEBOOK, "JPY_SESSION_NAME"):
         monkeypatch.delenv(var, raising=False)
 
 
@@ -19,14 +20,14 @@ def test_project_root_walks_up_to_pyproject(tmp_path, monkeypatch):
     deep = tmp_path / "notebooks" / "sub"
     deep.mkdir(parents=True)
     monkeypatch.chdir(deep)
-    assert nbk.project_root() == tmp_path.resolve()
-    assert nbk.data_dir() == tmp_path.resolve() / "data"
+    assert project_root() == tmp_path.resolve()
+    assert data_dir() == tmp_path.resolve() / "data"
     assert nbk.summary_path() == tmp_path.resolve() / "build" / "summary.json"
 
 
 def test_project_root_without_pyproject_falls_back_to_checkout_or_cwd(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    root = nbk.project_root()
+    root = project_root()
     # an editable install resolves to this checkout; a plain install to the working directory
     checkout = nbk.Path(nbk.__file__).resolve().parent.parent
     assert root in (checkout, tmp_path.resolve())
@@ -35,9 +36,9 @@ def test_project_root_without_pyproject_falls_back_to_checkout_or_cwd(tmp_path, 
 
 
 def test_env_overrides_data_and_summary(tmp_path, monkeypatch):
-    monkeypatch.setenv(nbk.ENV_DATA, str(tmp_path / "elsewhere"))
+    monkeypatch.setenv(ENV_DATA, str(tmp_path / "elsewhere"))
     monkeypatch.setenv(nbk.ENV_SUMMARY, str(tmp_path / "s.json"))
-    assert nbk.data_dir() == (tmp_path / "elsewhere").resolve()
+    assert data_dir() == (tmp_path / "elsewhere").resolve()
     assert nbk.summary_path() == (tmp_path / "s.json").resolve()
 
 
