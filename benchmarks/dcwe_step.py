@@ -19,6 +19,7 @@ plain MLM, per-example / per-batch), overhead_vs_plain_mlm (whole step, per-batc
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import statistics
 import sys
@@ -30,7 +31,8 @@ import numpy as np
 import torch
 
 from tempo_analysis.diffusion.mlm import MLMCollator, PlainMLM
-from tempo_analysis.models.dcwe import DCWEForMaskedLM, DynamicComponent
+from tempo_analysis.diffusion.model import DCWEForMaskedLM, DynamicComponent
+from tempo_analysis.encoders import load_encoder, tiny_encoder
 
 
 class PerExampleDynamic(DynamicComponent):
@@ -69,8 +71,6 @@ def main(argv=None) -> int:
         torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     warnings.filterwarnings("ignore")
-    from tempo_analysis.encoders import load_encoder, tiny_encoder
-
     enc, tok = tiny_encoder(head="mlm", seed=args.seed) if args.tiny else load_encoder(args.encoder, head="mlm")
     x, ei = make_graph(args.units, args.edges, args.seed)
     vocab_ids = [i for i, t in enumerate(tok.convert_ids_to_tokens(list(range(2000, 12000)))) if t.isalpha()]
@@ -160,8 +160,6 @@ def main(argv=None) -> int:
 
 
 def _copy(model):
-    import copy
-
     return copy.deepcopy(model)
 
 

@@ -38,54 +38,40 @@
 
 # %%
 import dataclasses
-from pathlib import Path
 
 import pandas as pd
 from IPython.display import display
 
-from tempo_analysis.analysis.diffusion import sim_table
-from tempo_analysis.diffusion import (DiffusionRun, DiffusionTrainConfig, acl_social_corpus, train_diffusion_models,
-                                      world_social_corpus)
-from tempo_analysis.diffusion.report import analyze, index_corpus, world_regenerator
-from tempo_analysis.figures import diffusion as figs
-from tempo_analysis.notebook import cached, project_root, record_summary
+from tempo_analysis.data.specs import load_social
+from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
+from tempo_analysis.diffusion.report import analyze
+from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.widgets.diffusion import DiffusionExplorer
 
 # %% tags=["parameters"]
-DATA = "world"  # "world" (planted truth) or "acl" (ACL Anthology XML venue network)
-ACL_DIR = None  # None: ../shared/data/acl_anthology_xml/xml
+DATA = "world"  # "world" (planted truth), "acl" (ACL Anthology XML venue network), "acl:DIR", "csv:DOCS,EDGES"
 ACL_YEARS = (2017, 2018, 2019, 2020)
 ACL_MAX_DOCS = 20  # abstracts sampled per (venue, year)
 ENCODER = "default"  # all-MiniLM-L6-v2 (embedded); any HF name or local path
 EPOCHS = 1
 MAX_STEPS = 20  # optimiser steps per model (None: full epochs); raise it for better fits
 HEAD_WARMUP_STEPS = "auto"  # MLM-head steps with the body frozen ("auto": only if the head is fresh)
-WORD = None  # None: the planted word ("cloud"); ACL default "network"
-ANCHOR = None  # None: the planted anchor ("server"); ACL default "neural"
+WORD = None  # None: the planted word ("cloud"); otherwise default "network"
+ANCHOR = None  # None: the planted anchor ("server"); otherwise default "neural"
 N = "auto"  # neighbours for r̂: an integer (paper: 100) or "auto" (5% of the candidate words, <= 100)
 SEED = 0
 
 # %% [markdown]
 # ## The data
-# A `SocialCorpus`: documents with a unit and a time slice, plus a graph over units.
+# A `SocialCorpus`: documents with a unit and a time slice, plus a graph over units. For the
+# planted world, `truth` holds the planted diffusion (mode, word, anchor, first-arrival slices).
 
 # %%
-truth = None
-if DATA == "world":
-    try:
-        corpus, truth = world_social_corpus()  # the committed world in data/world
-    except FileNotFoundError as err:
-        print(f"{err}\n-> generating the default world in memory instead")
-        from tempo_analysis.world import SocialWorldConfig, generate_social
-
-        corpus, truth = generate_social(SocialWorldConfig())
+corpus, truth = load_social(DATA, years=ACL_YEARS, max_docs_per_unit_slice=ACL_MAX_DOCS, seed=SEED)
+if truth is not None:
     WORD, ANCHOR = WORD or truth["word"], ANCHOR or truth["anchor"]
-elif DATA == "acl":
-    acl_dir = ACL_DIR or project_root().parent / "shared" / "data" / "acl_anthology_xml" / "xml"
-    corpus = acl_social_corpus(acl_dir, years=ACL_YEARS, max_docs_per_unit_slice=ACL_MAX_DOCS, seed=SEED)
-    WORD, ANCHOR = WORD or "network", ANCHOR or "neural"
 else:
-    raise ValueError(f"DATA={DATA!r}: use 'world' or 'acl'")
+    WORD, ANCHOR = WORD or "network", ANCHOR or "neural"
 print(corpus)
 display(corpus.df.head(6))
 if truth is not None:
@@ -103,12 +89,12 @@ if truth is not None:
 # %%
 cfg = DiffusionTrainConfig(encoder=ENCODER, epochs=EPOCHS, max_steps=MAX_STEPS, head_warmup_steps=HEAD_WARMUP_STEPS,
                            seed=SEED, progress=False)
-params = {"data": DATA, "acl": [str(ACL_DIR), list(ACL_YEARS), ACL_MAX_DOCS], **dataclasses.asdict(cfg)}
-run = cached("03-train-dcwe", params, lambda: train_diffusion_models(corpus, cfg),
-             save=lambda r, folder: r.save(folder), load=DiffusionRun.load)
-ppl = pd.DataFrame({"model": list(run.perplexity), "perplexity": list(run.perplexity.values())})
+params = {"data": DATA, "acl": [list(ACL_YEARS), ACL_MAX_DOCS], **dataclasses.asdict(cfg)}
+mapper = cached("03-train-dcwe", params, lambda: DiffusionMapper(cfg).fit(corpus),
+                save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
+ppl = pd.DataFrame({"model": list(mapper.perplexity_), "perplexity": list(mapper.perplexity_.values())})
 display(ppl.round(3))
-figs.perplexity_bars(run.perplexity).show()
+mapper.visualize_perplexity().show()
 
 # %% [markdown]
 # ## The diffusion map
@@ -118,11 +104,9 @@ figs.perplexity_bars(run.perplexity).show()
 # that slice. Hover for the unit and an example sentence.
 
 # %%
-index = index_corpus(run.dcwe, run.tokenizer, run.corpus, progress=False)
-result = analyze(index, run.corpus.graph, WORD, ANCHOR, n_neighbors=N)
-layout = figs.graph_layout(run.corpus.graph, seed=SEED)
-figs.network_map(run.corpus.graph, result.rhat, index.slices, n_neighbors=result.n_neighbors, layout=layout,
-                 word=result.word, anchor=result.anchor, first=result.first).show()
+index = mapper.context_index(progress=False)
+result = mapper.analyze(WORD, ANCHOR, index=index, n_neighbors=N)
+mapper.visualize_network_map(result, seed=SEED).show()
 
 # %% [markdown]
 # ## Walk or flight?
@@ -131,7 +115,7 @@ figs.network_map(run.corpus.graph, result.rhat, index.slices, n_neighbors=result
 # new arrivals landed on random not-yet-reached units.
 
 # %%
-figs.walk_flight_bars(result.walk_flight).show()
+mapper.visualize_walk_flight(result).show()
 display(result.walk_flight)
 print(f"recovered mode: {result.mode['mode']}  (walk share {result.mode['walk_share']:.2f}, "
       f"expected under random arrival {result.mode['expected_walk_share']:.2f})")
@@ -149,8 +133,7 @@ if truth is not None:
 # word's mean sim.
 
 # %%
-top_words, _ = sim_table(run.dcwe, run.tokenizer, run.splits["dev"] if len(run.splits["dev"]) else run.corpus.df,
-                         top=8)
+top_words, _ = mapper.variable_words(top=8)  # contexts of the dev split
 display(top_words[["word", "sigma_sim", "mean_sim", "contexts", "above_context", "above_text", "below_context",
                    "below_text"]])
 
@@ -160,8 +143,8 @@ display(top_words[["word", "sigma_sim", "mean_sim", "contexts", "above_context",
 # mode or another speed (new adopters per slice) and re-read it with the same trained model.
 
 # %%
-regen = world_regenerator(run.dcwe, run.tokenizer) if truth is not None else None
-explorer = DiffusionExplorer(index, run.corpus.graph, WORD, ANCHOR, n_neighbors=N, truth=truth, regenerate=regen,
+regen = mapper.world_regenerator() if truth is not None else None
+explorer = DiffusionExplorer(index, mapper.corpus_.graph, WORD, ANCHOR, n_neighbors=N, truth=truth, regenerate=regen,
                              mode=truth["mode"] if truth else "walk", speed=2)
 explorer
 
@@ -176,14 +159,14 @@ if truth is not None:
     other = analyze(o_index, o_graph, WORD, ANCHOR, n_neighbors=N)
     print(f"regenerated with mode={other_mode}: recovered {other.mode['mode']} "
           f"(walk share {other.mode['walk_share']:.2f} vs {other.mode['expected_walk_share']:.2f} expected)")
-    figs.walk_flight_bars(other.walk_flight, title=f"World regenerated with mode={other_mode}").show()
+    mapper.visualize_walk_flight(other, title=f"World regenerated with mode={other_mode}").show()
 
 # %% [markdown]
 # ## Key numbers
 
 # %%
 summary = {"diffusion.recovered_mode": result.mode["mode"], "diffusion.walk_share": result.mode["walk_share"],
-           **{f"diffusion.{k}.perplexity": v for k, v in run.perplexity.items() if k in ("dcwe", "cwe", "sa", "ta")}}
+           **{f"diffusion.{k}.perplexity": v for k, v in mapper.perplexity_.items() if k in ("dcwe", "cwe", "sa", "ta")}}
 if truth is not None:
     summary["diffusion.planted_mode"] = truth["mode"]
 record_summary(summary, notebook="03_social_diffusion")

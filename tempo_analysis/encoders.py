@@ -155,8 +155,12 @@ def load_tokenizer(name: str = DEFAULT_ENCODER):
 
 
 @contextlib.contextmanager
-def _quiet_transformers():
-    """Silence transformers' loading chatter (sharding notes, weight-loading bars) for one call."""
+def quiet_transformers():
+    """Silence transformers' loading chatter (sharding notes, weight-loading bars) for one call.
+
+    ``with quiet_transformers(): model = AutoModel.from_pretrained(...)``; the previous verbosity
+    and progress-bar setting come back afterwards, also when the call raises.
+    """
     from transformers.utils import logging as tf_logging
 
     level = tf_logging.get_verbosity()
@@ -188,7 +192,7 @@ def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype:
     if dtype is not None:
         kwargs["dtype"] = dtype
     # Quiet transformers' own load report and progress bar: we give our own, shorter message.
-    with _quiet_transformers():
+    with quiet_transformers():
         model, info = cls.from_pretrained(path, output_loading_info=True, **kwargs)
     missing = [k for k in info.get("missing_keys", []) if "decoder" not in k]
     if head == "mlm" and missing:
@@ -229,6 +233,7 @@ __all__ = [
     "encoder_info",
     "load_encoder",
     "load_tokenizer",
+    "quiet_transformers",
     "resolve_encoder",
     "tiny_encoder",
 ]

@@ -1,14 +1,16 @@
 """`tempo-analysis diffusion`: train DCWE (+ CWE, SA, TA) on a social corpus, then map a word's diffusion.
 
     tempo-analysis diffusion train --data world --model default --out runs/world
-    tempo-analysis diffusion train --data acl:../shared/data/acl_anthology_xml/xml --out runs/acl --years 2017-2020
+    tempo-analysis diffusion train --data acl --out runs/acl --years 2017-2020
     tempo-analysis diffusion train --data csv:docs.csv,edges.csv --out runs/mine
     tempo-analysis diffusion analyze --checkpoint runs/world --word cloud --anchor server --out result.json
 
-`--data world` reads the committed planted world (data/world; `world:DIR` for another folder;
-`--mode/--speed/--seed` regenerate it instead). `acl:DIR` builds the ACL venue network from the
-Anthology XML (units = venue families, author-Jaccard edges > --theta, slices = years).
-`csv:DOCS,EDGES` reads a (unit, time, text) CSV and a (source, target[, weight]) edge CSV.
+`--data` is read by `tempo_analysis.data.specs.load_social`. `world` is the planted world on
+disk (data/world), generated in memory when there is none; `world:DIR` reads DIR;
+`--mode/--speed/--world-seed` regenerate the world instead. `acl[:XML_DIR]` builds the ACL venue
+network from the Anthology XML (default: shared/data/acl_anthology_xml/xml; units = venue
+families, author-Jaccard edges > --theta, slices = years). `csv:DOCS,EDGES` reads a
+(unit, time, text) CSV and a (source, target[, weight]) edge CSV.
 `analyze` writes r-hat per (unit, time), first-arrival slices, walk/flight shares per slice and
 the recovered mode (plus the planted mode when the run was trained on the planted world).
 """
@@ -31,69 +33,47 @@ def _years(text: str) -> list[int]:
         raise ValueError(f"--years {text!r}: use FIRST-LAST (2017-2020) or a comma list (2017,2019).") from None
 
 
-def load_data(spec: str, args) -> tuple:
-    """(SocialCorpus, truth dict or None) for --data world | world:DIR | acl:DIR | csv:DOCS,EDGES."""
-    from tempo_analysis.diffusion import acl_social_corpus, csv_social_corpus, world_social_corpus
+def _load_corpus(args) -> tuple:
+    """(SocialCorpus, truth dict or None): `load_social` with --data and the world and ACL options of `train`."""
+    from tempo_analysis.data.specs import load_social  # cli: imported when the command runs
 
-    kind, _, rest = spec.partition(":")
-    if kind == "world":
-        if getattr(args, "mode", None) or getattr(args, "speed", None) is not None or getattr(args, "world_seed", None) is not None:
-            import dataclasses
-
-            from tempo_analysis.world import SocialWorldConfig
-
-            cfg = SocialWorldConfig()
-            changes = {k: v for k, v in (("mode", args.mode), ("speed", args.speed), ("seed", args.world_seed))
-                       if v is not None}
-            return world_social_corpus(dataclasses.replace(cfg, **changes))
-        return world_social_corpus(data_dir=rest or None)
-    if kind == "acl":
-        if not rest:
-            raise ValueError("--data acl:DIR needs the Anthology XML folder, e.g. acl:../shared/data/acl_anthology_xml/xml")
-        corpus = acl_social_corpus(rest, years=_years(args.years), theta=args.theta, min_papers=args.min_papers,
-                                   max_docs_per_unit_slice=args.max_docs, seed=args.seed, progress=not args.no_progress)
-        return corpus, None
-    if kind == "csv":
-        parts = rest.split(",")
-        if len(parts) != 2 or not all(parts):
-            raise ValueError(f"--data {spec!r}: use csv:DOCS.csv,EDGES.csv (documents with unit,time,text; "
-                             "edges with source,target[,weight]).")
-        return csv_social_corpus(parts[0], parts[1]), None
-    raise ValueError(f"--data {spec!r}: use world, world:DIR, acl:DIR or csv:DOCS.csv,EDGES.csv.")
+    changes = {k: v for k, v in (("mode", getattr(args, "mode", None)), ("speed", getattr(args, "speed", None)),
+                                 ("seed", getattr(args, "world_seed", None))) if v is not None}
+    return load_social(args.data, world=changes or None, years=_years(args.years), theta=args.theta,
+                       min_papers=args.min_papers, max_docs_per_unit_slice=args.max_docs, seed=args.seed,
+                       progress=not args.no_progress)
 
 
 def run_train(args) -> int:
-    from tempo_analysis.diffusion import DiffusionTrainConfig, train_diffusion_models
+    from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig  # cli: imported when run
 
-    corpus, truth = load_data(args.data, args)
+    corpus, truth = _load_corpus(args)
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     cfg = DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs, max_steps=args.max_steps,
                                batch_size=args.batch_size, lr=args.lr, lambda_w=args.lambda_w, seed=args.seed,
                                device=args.device, progress=not args.no_progress, max_length=args.max_length)
     print(f"training {', '.join(variants)} on {corpus}", file=sys.stderr)
-    run = train_diffusion_models(corpus, cfg)
-    out = run.save(args.out)
+    mapper = DiffusionMapper(cfg).fit(corpus)
+    out = mapper.save(args.out)
     if truth is not None:
         (out / "truth.json").write_text(json.dumps(truth, indent=1))
-    ppl = ", ".join(f"{k}={v:.3f}" for k, v in run.perplexity.items())
+    ppl = ", ".join(f"{k}={v:.3f}" for k, v in mapper.perplexity_.items())
     print(f"saved to {out}; held-out MLM perplexity: {ppl}")
     return 0
 
 
 def run_analyze(args) -> int:
-    from tempo_analysis.diffusion import DiffusionRun
-    from tempo_analysis.diffusion.report import analyze, index_corpus
+    from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when the command runs
 
     ckpt = Path(args.checkpoint)
-    run = DiffusionRun.load(ckpt, variants=[args.variant])
-    if args.variant not in run.models:
-        raise ValueError(f"--variant {args.variant!r} is not in {ckpt} (it has {sorted(run.config.variants)}).")
+    mapper = DiffusionMapper.load(ckpt, variants=[args.variant])
+    if args.variant not in mapper.models_:
+        raise ValueError(f"--variant {args.variant!r} is not in {ckpt} (it has {sorted(mapper.config.variants)}).")
     if args.n != "auto" and not str(args.n).isdigit():
         raise ValueError(f"--n {args.n!r}: use a positive integer (paper: 100) or 'auto'.")
     n = args.n if args.n == "auto" else int(args.n)
-    index = index_corpus(run.models[args.variant], run.tokenizer, run.corpus,
-                         max_docs_per_unit_slice=args.max_docs, progress=not args.no_progress)
-    result = analyze(index, run.corpus.graph, args.word, args.anchor, n_neighbors=n, threshold=args.threshold)
+    index = mapper.context_index(args.variant, max_docs_per_unit_slice=args.max_docs, progress=not args.no_progress)
+    result = mapper.analyze(args.word, args.anchor, index=index, n_neighbors=n, threshold=args.threshold)
     payload = {"checkpoint": str(ckpt), "variant": args.variant, **result.to_dict()}
     truth_file = ckpt / "truth.json"
     if truth_file.is_file():
@@ -117,7 +97,7 @@ def register(subparsers) -> None:
     p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
 
     t = sub.add_parser("train", help="train DCWE, CWE, SA, TA; save them with the corpus")
-    t.add_argument("--data", default="world", help="world | world:DIR | acl:DIR | csv:DOCS.csv,EDGES.csv")
+    t.add_argument("--data", default="world", help="world | world:DIR | acl[:XML_DIR] | csv:DOCS.csv,EDGES.csv")
     t.add_argument("--model", default="default", help="encoder: 'default' (MiniLM), an HF name or a local path")
     t.add_argument("--out", required=True, help="run folder to write")
     t.add_argument("--variants", default="dcwe,cwe,sa,ta", help="comma list of dcwe,cwe,sa,ta")
@@ -129,7 +109,8 @@ def register(subparsers) -> None:
     t.add_argument("--max-length", type=int, default=64, help="tokens per document")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--device", default="auto")
-    t.add_argument("--mode", choices=("walk", "flight"), default=None, help="world only: regenerate with this mode")
+    t.add_argument("--mode", choices=("walk", "flight"), default=None,
+                   help="world only: regenerate it in memory with this mode")
     t.add_argument("--speed", type=int, default=None, help="world only: regenerate with this many adopters per slice")
     t.add_argument("--world-seed", type=int, default=None, help="world only: regenerate with this seed")
     t.add_argument("--years", default="2017-2020", help="acl only: years (slices)")

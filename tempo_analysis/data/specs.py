@@ -200,7 +200,69 @@ __all__ += ["CHANGE_SPECS", "load_change_data"]
 
 
 # --- social diffusion: SocialCorpus -------------------------------------------------------------
-# (load_social lives here)
+from dataclasses import replace  # noqa: E402
+
+from tempo_analysis.data.social_corpora import (acl_social_corpus, csv_social_corpus,  # noqa: E402
+                                                world_social_corpus)
+from tempo_analysis.world.config import SocialWorldConfig  # noqa: E402
+
+__all__ += ["SOCIAL_USAGES", "load_social"]
+
+SOCIAL_USAGES = {"world": "world[:DIR]", "acl": "acl[:XML_DIR]", "csv": "csv:DOCS.csv,EDGES.csv"}
+
+
+def load_social(spec="world", *, world: SocialWorldConfig | dict | None = None, years=range(2017, 2021),
+                theta: float = 0.01, min_papers: int = 30, max_docs_per_unit_slice: int | None = None,
+                seed: int = 0, progress: bool = True):
+    """(SocialCorpus, diffusion truth or None) for ``world | world:DIR | acl[:XML_DIR] | csv:DOCS,EDGES``.
+
+    - ``world``: the planted world's social part, by the world rule; the truth dict names the
+      planted mode, word, anchor and first-arrival slices. ``world=`` regenerates it in memory
+      instead: a :class:`~tempo_analysis.world.SocialWorldConfig`, or a dict of changes to the
+      default one (``world={"mode": "flight", "speed": 3, "seed": 1}``).
+    - ``acl``: the ACL Anthology venue network (:func:`~tempo_analysis.data.social_corpora.acl_social_corpus`:
+      venue families as units, author-Jaccard edges > ``theta``, years as slices) from the XML folder,
+      by default ``shared/data/acl_anthology_xml/xml``; ``years``, ``theta``, ``min_papers``,
+      ``max_docs_per_unit_slice`` (a seeded sample per venue and year) and ``seed`` apply to it.
+    - ``csv:DOCS,EDGES``: documents (unit, time, text[, doc_id]) and an edge list (source, target[, weight]).
+    """
+    ds = parse_spec(spec, SOCIAL_USAGES)
+    if ds.kind != "world" and world is not None:
+        raise DataError(f"--data {ds.text!r}: world= regenerates the planted world and applies to 'world' only")
+    if ds.kind == "world":
+        if len(ds.parts) > 1:
+            raise DataError(f"--data {ds.text!r}: give one world folder, e.g. world:data/world")
+        if world is not None:
+            if ds.path:
+                raise DataError(f"--data {ds.text!r}: a world folder is read, never regenerated. Fix: drop the "
+                                "folder to regenerate with world=..., or drop world=... to read the folder")
+            return world_social_corpus(_social_world_config(world))
+        found = open_world(ds.path)
+        if found is None:
+            return world_social_corpus(SocialWorldConfig())
+        return found.social, found.diffusion_truth
+    if ds.kind == "acl":
+        if len(ds.parts) > 1:
+            raise DataError(f"--data {ds.text!r}: give one Anthology XML folder, e.g. acl:path/to/acl_anthology_xml/xml")
+        folder = shared_path(ds, "acl_anthology_xml", "xml")
+        corpus = acl_social_corpus(folder, years=years, theta=theta, min_papers=min_papers,
+                                   max_docs_per_unit_slice=max_docs_per_unit_slice, seed=seed, progress=progress)
+        return corpus, None
+    if len(ds.parts) != 2:
+        raise DataError(f"--data {ds.text!r}: use csv:DOCS.csv,EDGES.csv (documents with unit,time,text; "
+                        "edges with source,target[,weight]).")
+    return csv_social_corpus(ds.parts[0], ds.parts[1]), None
+
+
+def _social_world_config(world) -> SocialWorldConfig:
+    """A SocialWorldConfig, or a dict of changes applied to the default one."""
+    if isinstance(world, SocialWorldConfig):
+        return world
+    try:
+        return replace(SocialWorldConfig(), **dict(world))
+    except TypeError:
+        known = list(SocialWorldConfig.__dataclass_fields__)
+        raise DataError(f"world={world!r}: not a SocialWorldConfig field. Fix: use a dict of {known}") from None
 
 
 # --- future text: yearly frames ------------------------------------------------------------------

@@ -16,12 +16,13 @@ import pandas as pd
 import torch
 
 from tempo_analysis.data import SocialCorpus
+from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
+from tempo_analysis.diffusion.mlm import SocialMLMDataset
+from tempo_analysis.diffusion.model import DCWEForSequenceClassification, content_vocabulary
+from tempo_analysis.diffusion.node2vec import Node2Vec
+from tempo_analysis.encoders import load_encoder
 from tempo_analysis.evaluation.classification import classification_scores
-from tempo_analysis.graphs.node2vec import Node2Vec
-from tempo_analysis.models.dcwe import DCWEForSequenceClassification, content_vocabulary
-
-from .corpora import graph_tensors, split_corpus
-from .mlm import SocialMLMDataset
+from tempo_analysis.training import TrainConfig, Trainer
 
 
 class SocialClsDataset(SocialMLMDataset):
@@ -81,9 +82,6 @@ def train_dcwe_classifier(corpus: SocialCorpus, label_column: str = "label", enc
                           node2vec: dict | None = None, social_dim: int = 50, gat_heads: int = 4,
                           seed: int = 0, device: str = "auto", progress: bool = True) -> DCWEClassifier:
     """Fine-tune DCWE + a 2-layer head on `corpus.df[label_column]` (70/10/20 split by slice)."""
-    from tempo_analysis.encoders import load_encoder
-    from tempo_analysis.training import TrainConfig, Trainer
-
     if label_column not in corpus.df.columns:
         raise ValueError(f"column {label_column!r} not in the corpus ({list(corpus.df.columns)}); "
                          "pass label_column= naming the label column.")

@@ -15,6 +15,8 @@ import torch.nn.functional as F
 from torch.utils.data import Dataset
 from transformers.modeling_outputs import MaskedLMOutput
 
+from tempo_analysis.diffusion.model import masked_lm_forward
+
 
 class SocialMLMDataset(Dataset):
     """One example per document: token ids (truncated to max_length), unit index, slice index."""
@@ -142,8 +144,6 @@ class PlainMLM(nn.Module):
 
     def forward(self, input_ids, attention_mask=None, labels=None, unit_ids=None, slice_ids=None,
                 token_type_ids=None, output_hidden_states=False, **kwargs):
-        from tempo_analysis.models.dcwe import masked_lm_forward
-
         embeds = self.encoder.get_input_embeddings()(input_ids)
         logits, loss, hidden = masked_lm_forward(self.encoder, embeds, attention_mask, token_type_ids, labels,
                                                  output_hidden_states)

@@ -1,19 +1,22 @@
-"""Train DCWE and its comparison models on a social corpus, score held-out perplexity, save/load runs.
+"""The social-diffusion facade: train DCWE and its comparison models, then map a word's diffusion.
 
-    run = train_diffusion_models(corpus, DiffusionTrainConfig(epochs=2))
-    run.perplexity        # {"dcwe": ..., "cwe": ..., "sa": ..., "ta": ...} on the held-out test split
-    run.save("runs/world"); run = DiffusionRun.load("runs/world")
+    mapper = DiffusionMapper(DiffusionTrainConfig(epochs=2)).fit(corpus)
+    mapper.perplexity_          # {"start": ..., "dcwe": ..., "cwe": ..., "sa": ..., "ta": ...} on the test split
+    result = mapper.analyze("cloud", "server")          # r-hat, diffusion map, walk/flight, mode
+    mapper.visualize_network_map(result); mapper.visualize_walk_flight(result)
+    mapper.save("runs/world"); mapper = DiffusionMapper.load("runs/world")
 
-Steps: split 70/10/20 stratified by slice (paper) -> node2vec over the unit graph -> frequent
-content vocabulary from the training split -> (if the encoder ships no MLM head, e.g. MiniLM)
-train the fresh head with the body frozen, so early gradients do not damage the pretrained
-body -> fine-tune each variant from that same start through the shared Trainer, picking the
-best dev-perplexity weights -> score every variant on the same fixed-mask test batches.
+Steps of ``fit``: split 70/10/20 stratified by slice (paper) -> node2vec over the unit graph ->
+frequent content vocabulary from the training split -> (if the encoder ships no MLM head, e.g.
+MiniLM) train the fresh head with the body frozen, so early gradients do not damage the
+pretrained body -> fine-tune each variant from that same start through the shared Trainer,
+picking the best dev-perplexity weights -> score every variant on the same fixed-mask test batches.
 Variants: "dcwe" (full), "sa" (social ablation), "ta" (temporal ablation), "cwe" (plain encoder).
 """
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import warnings
 from dataclasses import asdict, dataclass, field
@@ -21,22 +24,28 @@ from pathlib import Path
 
 import networkx as nx
 import pandas as pd
-import torch
+import plotly.graph_objects as go
 from torch.utils.data import DataLoader
+from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from tempo_analysis.data import SocialCorpus
-from tempo_analysis.graphs.node2vec import Node2Vec
-from tempo_analysis.models.dcwe import DCWEForMaskedLM, _quiet, content_vocabulary
-
-from .corpora import graph_tensors, split_corpus
-from .mlm import MLMCollator, PlainMLM, SliceBatchSampler, SocialMLMDataset, fixed_mlm_batches, mlm_perplexity
+from tempo_analysis.diffusion.analysis import ContextIndex, sim_table
+from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
+from tempo_analysis.diffusion.mlm import (MLMCollator, PlainMLM, SliceBatchSampler, SocialMLMDataset,
+                                          fixed_mlm_batches, mlm_perplexity)
+from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
+from tempo_analysis.diffusion.node2vec import Node2Vec
+from tempo_analysis.diffusion.report import DiffusionAnalysis, analyze, index_corpus, world_regenerator
+from tempo_analysis.encoders import load_encoder, quiet_transformers
+from tempo_analysis.figures import diffusion as figures
+from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
 VARIANTS = ("dcwe", "cwe", "sa", "ta")
 
 
 @dataclass
 class DiffusionTrainConfig:
-    """Knobs of ``train_diffusion_models``; defaults fit the planted world on a laptop CPU."""
+    """Knobs of :class:`DiffusionMapper`; defaults fit the planted world on a laptop CPU."""
 
     encoder: str = "default"               # "default" (MiniLM), any HF name or local path
     variants: tuple = VARIANTS             # which models to train ("dcwe" must be one for the analyses)
@@ -74,79 +83,6 @@ class DiffusionTrainConfig:
             raise ValueError(f"DiffusionTrainConfig.head_warmup_steps={self.head_warmup_steps!r}: use 'auto' or an int >= 0.")
 
 
-@dataclass
-class DiffusionRun:
-    """Trained models + everything the analyses need (tokenizer, corpus, splits, perplexities)."""
-
-    models: dict
-    tokenizer: object
-    corpus: SocialCorpus
-    splits: dict
-    perplexity: dict
-    config: DiffusionTrainConfig
-    history: dict = field(default_factory=dict)
-
-    @property
-    def dcwe(self) -> DCWEForMaskedLM:
-        if "dcwe" not in self.models:
-            raise ValueError(f"this run has no 'dcwe' model (it trained {list(self.models)}); "
-                             "train with 'dcwe' in DiffusionTrainConfig.variants.")
-        return self.models["dcwe"]
-
-    def save(self, out_dir) -> Path:
-        """out/<variant>/ (safetensors + config + tokenizer), out/corpus/{docs,edges}.csv, out/run.json."""
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        with _quiet():
-            for name, model in self.models.items():
-                model.save_pretrained(out / name)
-                self.tokenizer.save_pretrained(out / name)
-        (out / "corpus").mkdir(exist_ok=True)
-        self.corpus.df.to_csv(out / "corpus" / "docs.csv", index=False)
-        edges = pd.DataFrame([(a, b, d.get("weight", 1.0)) for a, b, d in self.corpus.graph.edges(data=True)],
-                             columns=["source", "target", "weight"])
-        edges.to_csv(out / "corpus" / "edges.csv", index=False)
-        meta = {"perplexity": self.perplexity, "config": asdict(self.config), "history": self.history,
-                "units": self.corpus.units, "slices": self.corpus.slices,
-                "splits": {k: v["doc_id"].tolist() for k, v in self.splits.items()}}
-        (out / "run.json").write_text(json.dumps(meta, indent=1, default=str))
-        return out
-
-    @classmethod
-    def load(cls, out_dir, variants=None) -> "DiffusionRun":
-        """Read a saved run (all variants, or only `variants`)."""
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
-
-        out = Path(out_dir)
-        if not (out / "run.json").is_file():
-            raise FileNotFoundError(f"{out} is not a diffusion run (no run.json). Fix: pass the --out folder of "
-                                    "`tempo-analysis diffusion train`.")
-        meta = json.loads((out / "run.json").read_text())
-        cfg = meta["config"]
-        cfg["variants"] = tuple(cfg["variants"])
-        config = DiffusionTrainConfig(**cfg)
-        names = [v for v in (variants or config.variants) if (out / v).is_dir()]
-        if not names:
-            raise FileNotFoundError(f"{out} holds none of the models {list(variants or config.variants)}; "
-                                    f"it was trained with {list(config.variants)}.")
-        models = {}
-        with _quiet():
-            for v in names:
-                models[v] = (PlainMLM(AutoModelForMaskedLM.from_pretrained(out / v)) if v == "cwe"
-                             else DCWEForMaskedLM.from_pretrained(out / v)).eval()
-            tokenizer = AutoTokenizer.from_pretrained(out / names[0])  # (config.json says "dcwe": quiet)
-        docs = pd.read_csv(out / "corpus" / "docs.csv", dtype={"unit": str, "doc_id": str}, keep_default_na=False)
-        docs["time"] = docs["time"].map(_slice_caster(meta["slices"]))
-        edges = pd.read_csv(out / "corpus" / "edges.csv", dtype={"source": str, "target": str})
-        g = nx.Graph()
-        g.add_nodes_from(meta["units"])
-        g.add_weighted_edges_from(edges.itertuples(index=False, name=None))
-        corpus = SocialCorpus.from_frame(docs, g, slices=meta["slices"])
-        by_id = corpus.df.set_index("doc_id")
-        splits = {k: by_id.loc[ids].reset_index() for k, ids in meta["splits"].items()}
-        return cls(models, tokenizer, corpus, splits, meta["perplexity"], config, meta.get("history", {}))
-
-
 def _slice_caster(slices):
     """CSV round trip: map each time value back to the declared slice label (ints stay ints)."""
     lookup = {str(s): s for s in slices}
@@ -170,11 +106,9 @@ def _param_groups(model, cfg: DiffusionTrainConfig, decay: float = 0.01):
 
 def _load_mlm_encoder(name: str):
     """(MLM encoder, tokenizer, head_is_fresh)."""
-    from tempo_analysis.encoders import load_encoder
-
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        with _quiet():
+        with quiet_transformers():
             enc, tok = load_encoder(name, head="mlm")
     fresh = any("no pretrained MLM head" in str(w.message) for w in caught)
     return enc, tok, fresh
@@ -182,8 +116,6 @@ def _load_mlm_encoder(name: str):
 
 def warm_mlm_head(encoder, dataset, tokenizer, steps: int, lr: float, cfg: DiffusionTrainConfig):
     """Train only the MLM head (body frozen; the tied decoder stays = word embeddings)."""
-    from tempo_analysis.training import TrainConfig, Trainer
-
     head_names = [n for n, _ in encoder.named_parameters() if not n.startswith(encoder.base_model_prefix + ".")]
     for n, p in encoder.named_parameters():
         p.requires_grad = n in head_names
@@ -206,57 +138,232 @@ def build_dcwe(encoder, corpus: SocialCorpus, node_vectors, dynamic_ids, ablatio
                                         lambda_w=cfg.lambda_w)
 
 
-def train_diffusion_models(corpus: SocialCorpus, config: DiffusionTrainConfig | None = None) -> DiffusionRun:
-    """Train the configured variants on `corpus`; return a DiffusionRun with held-out perplexities."""
-    from tempo_analysis.training import TrainConfig, Trainer, seed_everything
+class DiffusionMapper:
+    """DCWE (Hofmann et al., ACL 2021) and its comparison models on a social corpus, with the
+    paper's diffusion analyses, in the manner of a scikit-learn estimator.
 
-    cfg = config or DiffusionTrainConfig()
-    seed_everything(cfg.seed)
-    train_df, dev_df, test_df = split_corpus(corpus, cfg.dev, cfg.test, cfg.seed)
-    for name, part in (("train", train_df), ("test", test_df)):
-        if part.empty:
-            raise ValueError(f"the {name} split is empty ({len(corpus)} documents); give more documents or change "
-                             "DiffusionTrainConfig.dev/test.")
-    encoder, tok, fresh_head = _load_mlm_encoder(cfg.encoder)
-    # social input: node2vec vectors of the unit graph (isolated units get walks of themselves)
-    n2v = Node2Vec(**{"seed": cfg.seed, **cfg.node2vec}).fit(corpus.graph)
-    node_vectors = n2v.vectors(corpus.units)
-    dynamic_ids = content_vocabulary(train_df["text"], tok, top_k=cfg.top_k)
-    ds = {k: SocialMLMDataset(df, tok, corpus.unit_index, corpus.slice_index, cfg.max_length)
-          for k, df in (("train", train_df), ("dev", dev_df), ("test", test_df))}
-    test_batches = fixed_mlm_batches(ds["test"], tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
-    dev_batches = fixed_mlm_batches(ds["dev"], tok, seed=cfg.seed + 2) if len(ds["dev"]) else None
-    history: dict = {}
-    steps = cfg.head_warmup_steps
-    if steps == "auto":
-        epoch = -(-len(ds["train"]) // cfg.batch_size)
-        steps = min(epoch, cfg.max_steps or epoch) if fresh_head else 0
-    if steps:
-        warm_mlm_head(encoder, ds["train"], tok, steps, cfg.head_lr, cfg)
-        history["head_warmup_steps"] = steps
-    perplexity = {"start": mlm_perplexity(PlainMLM(encoder), test_batches)}
+    ``DiffusionMapper(config)`` or ``DiffusionMapper(epochs=1, max_steps=20, ...)`` (fields of
+    :class:`DiffusionTrainConfig`); ``fit(corpus)`` trains ``config.variants`` and returns self.
 
-    def eval_fn(model, _batches):
-        return {"perplexity": mlm_perplexity(model, dev_batches)}
+    Learned attributes: ``models_`` ({variant: model}), ``tokenizer_``, ``corpus_`` (the
+    SocialCorpus trained on), ``splits_`` ({"train", "dev", "test"}: frames), ``perplexity_``
+    (held-out MLM perplexity per variant, plus "start": the encoder before fine-tuning) and
+    ``history_`` (per-variant training logs). ``dcwe_`` is ``models_["dcwe"]``.
+    """
 
-    models = {}
-    for variant in cfg.variants:
+    def __init__(self, config: DiffusionTrainConfig | None = None, **params):
+        if config is not None and params:
+            config = dataclasses.replace(config, **params)
+        self.config = config if config is not None else DiffusionTrainConfig(**params)
+
+    def __repr__(self) -> str:
+        state = (f"fitted: {', '.join(self.models_)} on {len(self.corpus_)} documents"
+                 if self._fitted() else "not fitted")
+        return f"DiffusionMapper({state})"
+
+    # -- training -----------------------------------------------------------------------------
+    def fit(self, corpus: SocialCorpus) -> "DiffusionMapper":
+        """Train the configured variants on `corpus` and score them on its held-out test split."""
+        cfg = self.config
         seed_everything(cfg.seed)
-        model = (PlainMLM(copy.deepcopy(encoder)) if variant == "cwe"
-                 else build_dcwe(encoder, corpus, node_vectors, dynamic_ids, variant, cfg))
-        tc = TrainConfig(max_epochs=cfg.epochs, max_steps=cfg.max_steps, batch_size=cfg.batch_size, lr=cfg.lr,
-                         seed=cfg.seed, device=cfg.device, progress=cfg.progress,
-                         metric="perplexity" if dev_batches else "loss", warmup_ratio=0.1)
-        trainer = Trainer(model, tc, eval_fn=eval_fn if dev_batches else None, collate_fn=MLMCollator(tok),
-                          param_groups=_param_groups(model, cfg))
-        train_data = ds["train"]
-        if cfg.slice_batches:  # a DataLoader with slice-pure batches (reshuffled each epoch, seeded)
-            train_data = DataLoader(ds["train"], collate_fn=MLMCollator(tok),
-                                    batch_sampler=SliceBatchSampler(ds["train"].slice_ids, cfg.batch_size, cfg.seed))
-        trainer.fit(train_data, dev_batches)
-        model = model.to("cpu").eval()
-        models[variant] = model
-        perplexity[variant] = mlm_perplexity(model, test_batches)
-        history[variant] = [{k: v for k, v in row.items() if isinstance(v, (int, float))} for row in trainer.history_]
-    splits = {"train": train_df, "dev": dev_df, "test": test_df}
-    return DiffusionRun(models, tok, corpus, splits, perplexity, cfg, history)
+        train_df, dev_df, test_df = split_corpus(corpus, cfg.dev, cfg.test, cfg.seed)
+        for name, part in (("train", train_df), ("test", test_df)):
+            if part.empty:
+                raise ValueError(f"the {name} split is empty ({len(corpus)} documents); give more documents or "
+                                 "change DiffusionTrainConfig.dev/test.")
+        encoder, tok, fresh_head = _load_mlm_encoder(cfg.encoder)
+        # social input: node2vec vectors of the unit graph (isolated units get walks of themselves)
+        n2v = Node2Vec(**{"seed": cfg.seed, **cfg.node2vec}).fit(corpus.graph)
+        node_vectors = n2v.vectors(corpus.units)
+        dynamic_ids = content_vocabulary(train_df["text"], tok, top_k=cfg.top_k)
+        ds = {k: SocialMLMDataset(df, tok, corpus.unit_index, corpus.slice_index, cfg.max_length)
+              for k, df in (("train", train_df), ("dev", dev_df), ("test", test_df))}
+        test_batches = fixed_mlm_batches(ds["test"], tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
+        dev_batches = fixed_mlm_batches(ds["dev"], tok, seed=cfg.seed + 2) if len(ds["dev"]) else None
+        history: dict = {}
+        steps = cfg.head_warmup_steps
+        if steps == "auto":
+            epoch = -(-len(ds["train"]) // cfg.batch_size)
+            steps = min(epoch, cfg.max_steps or epoch) if fresh_head else 0
+        if steps:
+            warm_mlm_head(encoder, ds["train"], tok, steps, cfg.head_lr, cfg)
+            history["head_warmup_steps"] = steps
+        perplexity = {"start": mlm_perplexity(PlainMLM(encoder), test_batches)}
+
+        def eval_fn(model, _batches):
+            return {"perplexity": mlm_perplexity(model, dev_batches)}
+
+        models = {}
+        for variant in cfg.variants:
+            seed_everything(cfg.seed)
+            model = (PlainMLM(copy.deepcopy(encoder)) if variant == "cwe"
+                     else build_dcwe(encoder, corpus, node_vectors, dynamic_ids, variant, cfg))
+            tc = TrainConfig(max_epochs=cfg.epochs, max_steps=cfg.max_steps, batch_size=cfg.batch_size, lr=cfg.lr,
+                             seed=cfg.seed, device=cfg.device, progress=cfg.progress,
+                             metric="perplexity" if dev_batches else "loss", warmup_ratio=0.1)
+            trainer = Trainer(model, tc, eval_fn=eval_fn if dev_batches else None, collate_fn=MLMCollator(tok),
+                              param_groups=_param_groups(model, cfg))
+            train_data = ds["train"]
+            if cfg.slice_batches:  # a DataLoader with slice-pure batches (reshuffled each epoch, seeded)
+                train_data = DataLoader(ds["train"], collate_fn=MLMCollator(tok),
+                                        batch_sampler=SliceBatchSampler(ds["train"].slice_ids, cfg.batch_size,
+                                                                        cfg.seed))
+            trainer.fit(train_data, dev_batches)
+            model = model.to("cpu").eval()
+            models[variant] = model
+            perplexity[variant] = mlm_perplexity(model, test_batches)
+            history[variant] = [{k: v for k, v in row.items() if isinstance(v, (int, float))}
+                                for row in trainer.history_]
+        self._set_fitted(models, tok, corpus, {"train": train_df, "dev": dev_df, "test": test_df}, perplexity,
+                         history)
+        return self
+
+    def _set_fitted(self, models, tokenizer, corpus, splits, perplexity, history) -> None:
+        self.models_, self.tokenizer_, self.corpus_ = models, tokenizer, corpus
+        self.splits_, self.perplexity_, self.history_ = splits, perplexity, history
+
+    def _fitted(self) -> bool:
+        return hasattr(self, "models_")
+
+    def _check_fitted(self) -> None:
+        if not self._fitted():
+            raise ValueError("this DiffusionMapper is not fitted yet: call fit(corpus) or DiffusionMapper.load(dir).")
+
+    def model(self, variant: str = "dcwe"):
+        """The trained model of one variant ("dcwe", "cwe", "sa" or "ta")."""
+        self._check_fitted()
+        if variant not in self.models_:
+            raise ValueError(f"this mapper has no {variant!r} model (it has {list(self.models_)}); "
+                             f"train with {variant!r} in DiffusionTrainConfig.variants.")
+        return self.models_[variant]
+
+    @property
+    def dcwe_(self) -> DCWEForMaskedLM:
+        """The trained DCWE model (``models_["dcwe"]``)."""
+        return self.model("dcwe")
+
+    # -- analyses ------------------------------------------------------------------------------
+    def context_index(self, variant: str = "dcwe", frame: pd.DataFrame | None = None, *,
+                      max_docs_per_unit_slice: int | None = None, batch_size: int = 32, max_length: int = 128,
+                      seed: int = 0, progress: bool | None = None) -> ContextIndex:
+        """One encoder pass over the corpus (or `frame`): a contextual vector per content-word occurrence.
+
+        max_docs_per_unit_slice: a seeded sample (`seed`) of documents per (unit, slice) to bound the
+        time; progress: None follows ``config.progress``.
+        """
+        return index_corpus(self.model(variant), self.tokenizer_, self.corpus_, frame,
+                            max_docs_per_unit_slice=max_docs_per_unit_slice, batch_size=batch_size,
+                            max_length=max_length, seed=seed,
+                            progress=self.config.progress if progress is None else progress)
+
+    def analyze(self, word: str, anchor: str, *, index: ContextIndex | None = None, n_neighbors="auto",
+                threshold: float = 0.0, min_count: int = 2, variant: str = "dcwe") -> DiffusionAnalysis:
+        """r-hat of `word` towards `anchor` per (unit, slice), the diffusion map, walk/flight, the mode.
+
+        index: a :meth:`context_index` to reuse (one encoder pass serves many words); default: a new one.
+        """
+        self._check_fitted()
+        index = index if index is not None else self.context_index(variant)
+        return analyze(index, self.corpus_.graph, word, anchor, n_neighbors=n_neighbors, threshold=threshold,
+                       min_count=min_count)
+
+    def variable_words(self, frame: pd.DataFrame | None = None, top: int = 10, min_contexts: int = 3):
+        """(top words by sigma_sim with example contexts, all sims) of the DCWE model.
+
+        frame: the contexts to read; default the dev split (as the paper), or the corpus when it is empty.
+        """
+        self._check_fitted()
+        if frame is None:
+            frame = self.splits_["dev"] if len(self.splits_["dev"]) else self.corpus_.df
+        return sim_table(self.dcwe_, self.tokenizer_, frame, top=top, min_contexts=min_contexts)
+
+    def world_regenerator(self, base_config=None, variant: str = "dcwe", progress: bool = False):
+        """A callable (mode, speed) -> (index, graph, truth): the planted world regenerated with another
+        diffusion mode or speed, read by this mapper's trained model (see ``report.world_regenerator``)."""
+        return world_regenerator(self.model(variant), self.tokenizer_, base_config, progress=progress)
+
+    # -- persistence ---------------------------------------------------------------------------
+    def save(self, out_dir) -> Path:
+        """out/<variant>/ (safetensors + config + tokenizer), out/corpus/{docs,edges}.csv, out/run.json."""
+        self._check_fitted()
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        with quiet_transformers():
+            for name, model in self.models_.items():
+                model.save_pretrained(out / name)
+                self.tokenizer_.save_pretrained(out / name)
+        (out / "corpus").mkdir(exist_ok=True)
+        self.corpus_.df.to_csv(out / "corpus" / "docs.csv", index=False)
+        edges = pd.DataFrame([(a, b, d.get("weight", 1.0)) for a, b, d in self.corpus_.graph.edges(data=True)],
+                             columns=["source", "target", "weight"])
+        edges.to_csv(out / "corpus" / "edges.csv", index=False)
+        meta = {"perplexity": self.perplexity_, "config": asdict(self.config), "history": self.history_,
+                "units": self.corpus_.units, "slices": self.corpus_.slices,
+                "splits": {k: v["doc_id"].tolist() for k, v in self.splits_.items()}}
+        (out / "run.json").write_text(json.dumps(meta, indent=1, default=str))
+        return out
+
+    @classmethod
+    def load(cls, out_dir, variants=None) -> "DiffusionMapper":
+        """Read a saved mapper (all variants, or only `variants`)."""
+        out = Path(out_dir)
+        if not (out / "run.json").is_file():
+            raise FileNotFoundError(f"{out} is not a diffusion run (no run.json). Fix: pass the --out folder of "
+                                    "`tempo-analysis diffusion train` or of DiffusionMapper.save.")
+        meta = json.loads((out / "run.json").read_text())
+        cfg = meta["config"]
+        cfg["variants"] = tuple(cfg["variants"])
+        config = DiffusionTrainConfig(**cfg)
+        names = [v for v in (variants or config.variants) if (out / v).is_dir()]
+        if not names:
+            raise FileNotFoundError(f"{out} holds none of the models {list(variants or config.variants)}; "
+                                    f"it was trained with {list(config.variants)}.")
+        models = {}
+        with quiet_transformers():
+            for v in names:
+                models[v] = (PlainMLM(AutoModelForMaskedLM.from_pretrained(out / v)) if v == "cwe"
+                             else DCWEForMaskedLM.from_pretrained(out / v)).eval()
+            tokenizer = AutoTokenizer.from_pretrained(out / names[0])  # (config.json says "dcwe": quiet)
+        docs = pd.read_csv(out / "corpus" / "docs.csv", dtype={"unit": str, "doc_id": str}, keep_default_na=False)
+        docs["time"] = docs["time"].map(_slice_caster(meta["slices"]))
+        edges = pd.read_csv(out / "corpus" / "edges.csv", dtype={"source": str, "target": str})
+        g = nx.Graph()
+        g.add_nodes_from(meta["units"])
+        g.add_weighted_edges_from(edges.itertuples(index=False, name=None))
+        corpus = SocialCorpus.from_frame(docs, g, slices=meta["slices"])
+        by_id = corpus.df.set_index("doc_id")
+        splits = {k: by_id.loc[ids].reset_index() for k, ids in meta["splits"].items()}
+        mapper = cls(config)
+        mapper._set_fitted(models, tokenizer, corpus, splits, meta["perplexity"], meta.get("history", {}))
+        return mapper
+
+    # -- figures (pure functions of tempo_analysis.figures.diffusion) ----------------------------
+    def visualize_perplexity(self, **kwargs) -> go.Figure:
+        """Bars of held-out perplexity per model (``figures.diffusion.perplexity_bars``)."""
+        self._check_fitted()
+        return figures.perplexity_bars(self.perplexity_, **kwargs)
+
+    def visualize_network_map(self, result: DiffusionAnalysis, *, layout: dict | None = None, seed: int = 0,
+                              **kwargs) -> go.Figure:
+        """The unit graph coloured by r-hat, one slice per slider step (``figures.diffusion.network_map``).
+
+        layout: {unit: (x, y)}; default a seeded spring layout of the graph (``graph_layout(graph, seed)``).
+        """
+        self._check_fitted()
+        graph = self.corpus_.graph
+        return figures.network_map(graph, result.rhat, self.corpus_.slices, n_neighbors=result.n_neighbors,
+                                   layout=layout or figures.graph_layout(graph, seed=seed), word=result.word,
+                                   anchor=result.anchor, first=result.first, **kwargs)
+
+    def visualize_walk_flight(self, result: DiffusionAnalysis, **kwargs) -> go.Figure:
+        """Newly reached units per slice, walk vs flight (``figures.diffusion.walk_flight_bars``)."""
+        return figures.walk_flight_bars(result.walk_flight, **kwargs)
+
+    def visualize_rhat(self, result: DiffusionAnalysis, **kwargs) -> go.Figure:
+        """Units x slices heatmap of r-hat (``figures.diffusion.rhat_heatmap``)."""
+        return figures.rhat_heatmap(result.rhat, **kwargs)
+
+    def visualize_variable_words(self, table: pd.DataFrame | None = None, **kwargs) -> go.Figure:
+        """Table of the most variable words (``figures.diffusion.variable_words_table``); default
+        ``variable_words()[0]``."""
+        return figures.variable_words_table(self.variable_words()[0] if table is None else table, **kwargs)

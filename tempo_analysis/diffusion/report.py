@@ -1,20 +1,26 @@
 """One call from a trained model to the paper's diffusion analyses, and their JSON form.
 
-    index = index_corpus(run.dcwe, run.tokenizer, run.corpus)       # one encoder pass
-    result = analyze(index, run.corpus.graph, "cloud", "server")     # r-hat, map, walk/flight, mode
+    index = index_corpus(model, tokenizer, corpus)                  # one encoder pass
+    result = analyze(index, corpus.graph, "cloud", "server")         # r-hat, map, walk/flight, mode
     result.to_dict()                                                  # what `diffusion analyze` writes
+
+:class:`tempo_analysis.diffusion.DiffusionMapper` calls these with its trained model
+(``mapper.context_index()``, ``mapper.analyze(word, anchor)``); the what-if widget calls
+``analyze`` directly on indexes of regenerated worlds.
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import networkx as nx
 import pandas as pd
 
-from tempo_analysis.analysis.diffusion import (ContextIndex, build_context_index, diffusion_map, recover_mode,
-                                               resolve_n_neighbors, rhat_scores, walk_flight)
 from tempo_analysis.data import SocialCorpus
+from tempo_analysis.diffusion.analysis import (ContextIndex, build_context_index, diffusion_map, recover_mode,
+                                               resolve_n_neighbors, rhat_scores, walk_flight)
+from tempo_analysis.world import SocialWorldConfig, generate_social
 
 
 @dataclass
@@ -75,10 +81,6 @@ def world_regenerator(model, tokenizer, base_config=None, progress: bool = False
     """A callable (mode, speed) -> (index, graph, truth): the planted world regenerated with another
     diffusion mode or speed, re-encoded with `model` (trained on the default world: same units and
     slices, so no retraining is needed to read the new texts)."""
-    import dataclasses
-
-    from tempo_analysis.world import SocialWorldConfig, generate_social
-
     base = base_config or SocialWorldConfig()
 
     def regenerate(mode: str, speed: int):

@@ -6,6 +6,9 @@ functions); this module only wires ipywidgets to it.
 """
 from __future__ import annotations
 
+import ipywidgets as w
+from IPython.display import display
+
 from tempo_analysis.diffusion.report import analyze
 from tempo_analysis.figures.diffusion import graph_layout, network_map, walk_flight_bars
 
@@ -24,14 +27,12 @@ def _summary(result, truth=None) -> str:
 class DiffusionExplorer:
     """Controls + map + bars over one contextual index; `regenerate(mode, speed)` rebuilds the world.
 
-    regenerate: optional callable (mode, speed) -> (index, graph, truth), e.g. from
-    ``tempo_analysis.diffusion.report.world_regenerator``.
+    regenerate: optional callable (mode, speed) -> (index, graph, truth), e.g.
+    ``DiffusionMapper.world_regenerator()`` (``tempo_analysis.diffusion.report.world_regenerator``).
     """
 
     def __init__(self, index, graph, word: str, anchor: str, n_neighbors="auto", truth=None, regenerate=None,
                  mode: str = "walk", speed: int = 2):
-        import ipywidgets as w
-
         self.index, self.graph, self.truth, self.regenerate = index, graph, truth, regenerate
         self.layout = graph_layout(graph)
         words = sorted(index.counts().loc[lambda s: s >= 5].index)
@@ -80,6 +81,4 @@ class DiffusionExplorer:
         self.update()
 
     def _ipython_display_(self):
-        from IPython.display import display
-
         display(self.box)

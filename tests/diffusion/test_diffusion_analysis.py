@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tempo_analysis.analysis.diffusion import (ContextIndex, diffusion_map, example_sentence, recover_mode,
+from tempo_analysis.diffusion.analysis import (ContextIndex, diffusion_map, example_sentence, recover_mode,
                                                resolve_n_neighbors, rhat_scores, walk_flight)
 
 

@@ -5,8 +5,8 @@ import networkx as nx
 import pandas as pd
 import pytest
 
-from tempo_analysis.diffusion.corpora import (acl_social_corpus, author_jaccard_graph, csv_social_corpus,
-                                              graph_tensors, split_corpus)
+from tempo_analysis.data.social_corpora import acl_social_corpus, author_jaccard_graph, csv_social_corpus
+from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
 
 REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "acl_anthology_xml" / "xml"
 

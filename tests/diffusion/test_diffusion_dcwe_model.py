@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from tempo_analysis.encoders import tiny_encoder
-from tempo_analysis.models.dcwe import (DCWEConfig, DCWEForMaskedLM, DCWEForSequenceClassification,
-                                        content_vocabulary)
+from tempo_analysis.diffusion.model import (DCWEConfig, DCWEForMaskedLM, DCWEForSequenceClassification,
+                                           content_vocabulary)
 
 TEXTS = ["the cloud stores data on a remote server", "rain falls from a dark cloud today",
          "we train neural networks on data", "a storm cloud over the hills", "server data in the cloud",

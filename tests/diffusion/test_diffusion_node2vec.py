@@ -3,7 +3,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from tempo_analysis.graphs.node2vec import Node2Vec, random_walks
+from tempo_analysis.diffusion.node2vec import Node2Vec, random_walks
 
 
 def _two_cliques():

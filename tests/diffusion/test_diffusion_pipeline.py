@@ -1,14 +1,17 @@
-"""Training pipeline and CLI on a tiny random encoder: variants, perplexity, save/load, analyze JSON."""
+"""The DiffusionMapper facade and the CLI on a tiny random encoder: variants, perplexity, save/load,
+analyses, figures, analyze JSON."""
 import json
 import math
 
 import pandas as pd
+import plotly.graph_objects as go
 import pytest
 import torch
 
 from tempo_analysis.cli import main
-from tempo_analysis.diffusion import DiffusionRun, DiffusionTrainConfig, fixed_mlm_batches, mlm_perplexity
-from tempo_analysis.diffusion import SocialMLMDataset, train_diffusion_models
+from tempo_analysis.diffusion import (DiffusionMapper, DiffusionTrainConfig, SliceBatchSampler, SocialMLMDataset,
+                                      fixed_mlm_batches, mlm_perplexity)
+from tempo_analysis.diffusion.classify import train_dcwe_classifier
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
@@ -31,40 +34,69 @@ def tiny_dir(tmp_path_factory):
 def run(tiny_dir):
     corpus, _ = generate_social(SMALL)
     cfg = DiffusionTrainConfig(encoder=tiny_dir, epochs=1, max_steps=2, head_warmup_steps=1, **FAST)
-    return train_diffusion_models(corpus, cfg)
+    mapper = DiffusionMapper(cfg)
+    assert mapper.fit(corpus) is mapper  # fit returns self
+    return mapper
 
 
 def test_variants_and_perplexity(run):
-    assert set(run.models) == {"dcwe", "cwe", "sa", "ta"}
-    assert set(run.perplexity) == {"start", "dcwe", "cwe", "sa", "ta"}
-    assert all(math.isfinite(v) and v > 1 for v in run.perplexity.values())
-    assert run.models["sa"].config.ablation == "sa" and len(run.models["sa"].dynamic.social) == 0
-    assert len(run.models["ta"].dynamic.social) == 1 and len(run.dcwe.dynamic.social) == 3
-    assert run.history["head_warmup_steps"] == 1
-    assert run.dcwe.config.units == run.corpus.units and run.dcwe.config.slices == [0, 1, 2]
+    assert set(run.models_) == {"dcwe", "cwe", "sa", "ta"}
+    assert set(run.perplexity_) == {"start", "dcwe", "cwe", "sa", "ta"}
+    assert all(math.isfinite(v) and v > 1 for v in run.perplexity_.values())
+    assert run.models_["sa"].config.ablation == "sa" and len(run.models_["sa"].dynamic.social) == 0
+    assert len(run.models_["ta"].dynamic.social) == 1 and len(run.dcwe_.dynamic.social) == 3
+    assert run.history_["head_warmup_steps"] == 1
+    assert run.dcwe_.config.units == run.corpus_.units and run.dcwe_.config.slices == [0, 1, 2]
     # training moved the offsets away from zero
-    assert any(f.fc2.weight.abs().max() > 0 for f in run.dcwe.dynamic.ffns)
-    sizes = {k: len(v) for k, v in run.splits.items()}
-    assert sum(sizes.values()) == len(run.corpus) and sizes["test"] > sizes["dev"] > 0
+    assert any(f.fc2.weight.abs().max() > 0 for f in run.dcwe_.dynamic.ffns)
+    sizes = {k: len(v) for k, v in run.splits_.items()}
+    assert sum(sizes.values()) == len(run.corpus_) and sizes["test"] > sizes["dev"] > 0
 
 
 def test_save_load_roundtrip(run, tmp_path):
     run.save(tmp_path / "run")
-    again = DiffusionRun.load(tmp_path / "run")
-    assert again.perplexity == pytest.approx(run.perplexity)
-    assert again.corpus.slices == run.corpus.slices and len(again.corpus) == len(run.corpus)
-    ds = SocialMLMDataset(run.splits["test"], run.tokenizer, run.corpus.unit_index, run.corpus.slice_index)
-    batches = fixed_mlm_batches(ds, run.tokenizer, seed=3)
+    again = DiffusionMapper.load(tmp_path / "run")
+    assert again.perplexity_ == pytest.approx(run.perplexity_) and again.config == run.config
+    assert again.corpus_.slices == run.corpus_.slices and len(again.corpus_) == len(run.corpus_)
+    ds = SocialMLMDataset(run.splits_["test"], run.tokenizer_, run.corpus_.unit_index, run.corpus_.slice_index)
+    batches = fixed_mlm_batches(ds, run.tokenizer_, seed=3)
     for v in ("dcwe", "cwe"):
-        assert mlm_perplexity(again.models[v], batches) == pytest.approx(mlm_perplexity(run.models[v], batches))
+        assert mlm_perplexity(again.models_[v], batches) == pytest.approx(mlm_perplexity(run.models_[v], batches))
     with pytest.raises(FileNotFoundError, match="not a diffusion run"):
-        DiffusionRun.load(tmp_path)
+        DiffusionMapper.load(tmp_path)
+
+
+def test_unfitted_mapper_says_so():
+    mapper = DiffusionMapper(epochs=3, variants=("dcwe",))
+    assert mapper.config.epochs == 3 and mapper.config.variants == ("dcwe",)
+    assert DiffusionMapper(mapper.config, epochs=1).config.epochs == 1
+    with pytest.raises(ValueError, match="not fitted"):
+        mapper.analyze("cloud", "server")
+    with pytest.raises(ValueError, match="not fitted"):
+        mapper.save("nowhere")
+
+
+def test_analyses_and_figures(run):
+    index = run.context_index(progress=False)
+    result = run.analyze("cloud", "server", index=index, n_neighbors=5)
+    assert result.word == "cloud" and result.n_neighbors == 5
+    assert set(result.first) == set(run.corpus_.units) and result.mode["mode"] in ("walk", "flight", None)
+    assert run.analyze("cloud", "server", n_neighbors=5).to_dict() == result.to_dict()  # same index, same answer
+    figs = [run.visualize_perplexity(), run.visualize_network_map(result), run.visualize_walk_flight(result),
+            run.visualize_rhat(result)]
+    assert all(isinstance(f, go.Figure) for f in figs)
+    assert len(figs[1].to_dict()["data"]) == 1 + len(run.corpus_.slices)  # edges + one trace per slice
+    table, sims = run.variable_words(top=3, min_contexts=1)
+    assert len(table) <= 3 and {"word", "sigma_sim"} <= set(table.columns) and len(sims) >= len(table)
+    assert isinstance(run.visualize_variable_words(table), go.Figure)
+    with pytest.raises(ValueError, match="no 'bert' model"):
+        run.model("bert")
 
 
 def test_dataset_rejects_unknown_unit(run):
     bad = pd.DataFrame({"doc_id": ["x"], "unit": ["zz"], "time": [0], "text": ["a cloud"]})
     with pytest.raises(ValueError, match=r"unit\(s\) \['zz'\] are not nodes of the social graph"):
-        SocialMLMDataset(bad, run.tokenizer, run.corpus.unit_index, run.corpus.slice_index)
+        SocialMLMDataset(bad, run.tokenizer_, run.corpus_.unit_index, run.corpus_.slice_index)
 
 
 def test_config_validation():
@@ -101,7 +133,7 @@ def test_cli_train_and_analyze_csv(tiny_dir, tmp_path, capsys):
                "--out", str(tmp_path / "r2.json"), "--no-progress"])
     assert rc == 2 and "never occurs" in capsys.readouterr().err
     rc = main(["diffusion", "train", "--data", "parquet:x", "--out", str(tmp_path / "x")])
-    assert rc == 2 and "use world" in capsys.readouterr().err
+    assert rc == 2 and "use one of world" in capsys.readouterr().err
 
 
 def test_cli_world_run_has_truth(tiny_dir, tmp_path):
@@ -119,8 +151,6 @@ def test_cli_world_run_has_truth(tiny_dir, tmp_path):
 
 
 def test_slice_batch_sampler():
-    from tempo_analysis.diffusion import SliceBatchSampler
-
     slices = [0, 0, 0, 1, 1, 2, 2, 2, 2, 0, 1]
     s = SliceBatchSampler(slices, batch_size=2, seed=0)
     first, second = list(s), list(s)
@@ -132,8 +162,6 @@ def test_slice_batch_sampler():
 
 
 def test_classifier_on_a_labelled_social_corpus():
-    from tempo_analysis.diffusion.classify import train_dcwe_classifier
-
     corpus, _ = generate_social(SMALL)  # label = the sense of "cloud" (empty for chatter documents)
     enc, tok = tiny_encoder(seed=0)
     clf = train_dcwe_classifier(corpus, "sense", (enc, tok), epochs=2, batch_size=8, node2vec=FAST["node2vec"],

@@ -7,9 +7,9 @@ import pytest
 import torch
 
 from tempo_analysis.diffusion.corpora import graph_tensors
-from tempo_analysis.diffusion.report import analyze, index_corpus, world_regenerator
+from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
+from tempo_analysis.diffusion.report import analyze, world_regenerator
 from tempo_analysis.encoders import load_encoder
-from tempo_analysis.models.dcwe import DCWEForMaskedLM, content_vocabulary
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
 WORLD = SocialWorldConfig(n_units=24, n_communities=3, n_slices=5, docs_per_unit_slice=3, word_share=0.67, seed=0)

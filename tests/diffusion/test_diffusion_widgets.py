@@ -5,7 +5,7 @@ import pytest
 
 pytest.importorskip("ipywidgets")
 
-from tempo_analysis.analysis.diffusion import ContextIndex  # noqa: E402
+from tempo_analysis.diffusion.analysis import ContextIndex  # noqa: E402
 from tempo_analysis.widgets.diffusion import DiffusionExplorer  # noqa: E402
 
 

@@ -24,13 +24,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import torch
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from tqdm.auto import tqdm
-
-
-def _stopwords():
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
-    return ENGLISH_STOP_WORDS
 
 
 def example_sentence(text: str, word: str) -> str:
@@ -110,7 +105,7 @@ def build_context_index(model, tokenizer, frame: pd.DataFrame, slices: list, uni
                  .groupby(["unit", "time"], sort=False).head(max_docs_per_unit_slice).sort_index())
     frame = frame.reset_index(drop=True)
     keep = None if words is None else {w.lower() for w in words}
-    stop = _stopwords()
+    stop = ENGLISH_STOP_WORDS
     slice_pos = {s: i for i, s in enumerate(slices)}
     model.eval()
     device = next(model.parameters()).device

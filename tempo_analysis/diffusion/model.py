@@ -25,15 +25,18 @@ Ablations (paper §5.2): ``ablation="sa"`` (social ablation) drops s: o = FFN_t(
 """
 from __future__ import annotations
 
-import contextlib
+from collections import Counter
 from dataclasses import dataclass
 from typing import Optional
 
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
-from transformers import PreTrainedConfig, PreTrainedModel
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from transformers import AutoConfig, AutoModel, AutoModelForMaskedLM, PreTrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import ModelOutput
+
+from tempo_analysis.encoders import load_encoder, quiet_transformers
 
 ABLATIONS = ("dcwe", "sa", "ta")
 
@@ -42,43 +45,58 @@ ABLATIONS = ("dcwe", "sa", "ta")
 # config
 # ----------------------------------------------------------------------------------------------
 class DCWEConfig(PreTrainedConfig):
-    """Everything needed to rebuild a DCWE model: the encoder's config, the graph sizes, the priors."""
+    """Everything needed to rebuild a DCWE model: the encoder's config, the graph sizes, the priors.
+
+    ``lambda_a=None`` means ``1e-3 * lambda_w`` (the paper's ratio); ``units=None`` labels the
+    units "0".."num_units-1" and ``slices=None`` labels the slices 0..num_slices-1.
+    """
 
     model_type = "dcwe"
 
-    def __init__(self, encoder: Optional[dict] = None, num_units: int = 1, num_slices: int = 1,
-                 num_edges: int = 0, node_dim: int = 50, social_dim: int = 50, gat_heads: int = 4,
-                 gat_dropout: float = 0.6, offset_dropout: float = 0.1, lambda_w: float = 100.0,
-                 lambda_a: Optional[float] = None, ablation: str = "dcwe", units: Optional[list] = None,
-                 slices: Optional[list] = None, dynamic_vocab_size: int = 0, classifier_dropout: float = 0.1,
-                 encoder_name: Optional[str] = None, **kwargs):
-        if ablation not in ABLATIONS:
-            raise ValueError(f"DCWEConfig.ablation={ablation!r}: use one of {ABLATIONS} "
+    encoder: dict | None = None             # the wrapped encoder's own config as a dict (model_type inside)
+    encoder_name: str | None = None         # where the pretrained weights came from (provenance)
+    num_units: int = 1                      # nodes of the social graph
+    num_slices: int = 1                     # time slices (one offset FFN and one GAT each)
+    num_edges: int = 0                      # directed edges in edge_index (both directions of an undirected graph)
+    node_dim: int = 50                      # node2vec vector size
+    social_dim: int = 50                    # GAT output size (s_{u,t})
+    gat_heads: int = 4                      # attention heads per GAT layer (averaged, not concatenated)
+    gat_dropout: float = 0.6
+    offset_dropout: float = 0.1             # dropout inside the offset FFNs
+    lambda_w: float = 100.0                 # random-walk prior weight
+    lambda_a: float | None = None           # anchoring prior weight; None = 1e-3 * lambda_w
+    ablation: str = "dcwe"                  # "dcwe" | "sa" (no social input) | "ta" (one social component)
+    units: list | None = None               # unit labels in model order; None = "0".."num_units-1"
+    slices: list | None = None              # slice labels in time order; None = 0..num_slices-1
+    dynamic_vocab_size: int = 0             # how many token ids receive offsets (informational)
+    classifier_dropout: float = 0.1         # DCWEForSequenceClassification's head
+
+    def __post_init__(self, **kwargs):
+        if self.ablation not in ABLATIONS:
+            raise ValueError(f"DCWEConfig.ablation={self.ablation!r}: use one of {ABLATIONS} "
                              "('sa' = no social input, 'ta' = one social component for all slices).")
-        if num_slices < 1 or num_units < 1:
-            raise ValueError(f"DCWEConfig: num_slices={num_slices}, num_units={num_units}; both must be >= 1.")
-        self.encoder = dict(encoder or {})          # the encoder's own config as a dict (model_type inside)
-        self.encoder_name = encoder_name            # where the pretrained weights came from (provenance)
-        self.num_units, self.num_slices, self.num_edges = int(num_units), int(num_slices), int(num_edges)
-        self.node_dim, self.social_dim, self.gat_heads = int(node_dim), int(social_dim), int(gat_heads)
-        self.gat_dropout, self.offset_dropout = float(gat_dropout), float(offset_dropout)
+        if self.num_slices < 1 or self.num_units < 1:
+            raise ValueError(f"DCWEConfig: num_slices={self.num_slices}, num_units={self.num_units}; "
+                             "both must be >= 1.")
+        self.encoder = dict(self.encoder or {})
+        self.num_units, self.num_slices, self.num_edges = int(self.num_units), int(self.num_slices), int(self.num_edges)
+        self.node_dim, self.social_dim, self.gat_heads = int(self.node_dim), int(self.social_dim), int(self.gat_heads)
+        self.gat_dropout, self.offset_dropout = float(self.gat_dropout), float(self.offset_dropout)
         # paper (Table 6): lambda_a = 1e-1 tuned; lambda_a = 1e-3 * lambda_w fixes lambda_w = 100
-        self.lambda_w = float(lambda_w)
-        self.lambda_a = float(lambda_a) if lambda_a is not None else 1e-3 * self.lambda_w
-        self.ablation = ablation
-        self.units = [str(u) for u in units] if units is not None else [str(i) for i in range(self.num_units)]
-        self.slices = list(slices) if slices is not None else list(range(self.num_slices))
+        self.lambda_w = float(self.lambda_w)
+        self.lambda_a = float(self.lambda_a) if self.lambda_a is not None else 1e-3 * self.lambda_w
+        self.units = ([str(u) for u in self.units] if self.units is not None
+                      else [str(i) for i in range(self.num_units)])
+        self.slices = list(self.slices) if self.slices is not None else list(range(self.num_slices))
         if len(self.units) != self.num_units or len(self.slices) != self.num_slices:
             raise ValueError(f"DCWEConfig: {len(self.units)} unit labels for num_units={self.num_units} and "
                              f"{len(self.slices)} slice labels for num_slices={self.num_slices}; give one label each.")
-        self.dynamic_vocab_size = int(dynamic_vocab_size)
-        self.classifier_dropout = float(classifier_dropout)
-        super().__init__(**kwargs)
+        self.dynamic_vocab_size = int(self.dynamic_vocab_size)
+        self.classifier_dropout = float(self.classifier_dropout)
+        super().__post_init__(**kwargs)
 
     def encoder_config(self):
         """The wrapped encoder's transformers config object."""
-        from transformers import AutoConfig
-
         if not self.encoder or "model_type" not in self.encoder:
             raise ValueError("DCWEConfig.encoder is empty: build the model with DCWE*.from_encoder(...).")
         enc = dict(self.encoder)
@@ -93,7 +111,7 @@ class SocialComponent(nn.Module):
 
     def __init__(self, node_dim: int, social_dim: int, heads: int, dropout: float):
         super().__init__()
-        from torch_geometric.nn import GATConv
+        from torch_geometric.nn import GATConv  # local: importing torch_geometric costs seconds at start-up
 
         self.gat1 = GATConv(node_dim, social_dim, heads=heads, concat=False, dropout=dropout)
         self.gat2 = GATConv(social_dim, social_dim, heads=heads, concat=False, dropout=dropout)
@@ -189,7 +207,6 @@ class DynamicComponent(nn.Module):
         return out, o_p, prior_a, prior_w, pos
 
 
-
 # ----------------------------------------------------------------------------------------------
 # outputs
 # ----------------------------------------------------------------------------------------------
@@ -207,22 +224,6 @@ class DCWEOutput(ModelOutput):
     offset_positions: Optional[torch.Tensor] = None
 
 
-@contextlib.contextmanager
-def _quiet():
-    """Silence transformers' load chatter for one call."""
-    from transformers.utils import logging as tf_logging
-
-    level, bars = tf_logging.get_verbosity(), tf_logging.is_progress_bar_enabled()
-    tf_logging.set_verbosity_error()
-    tf_logging.disable_progress_bar()
-    try:
-        yield
-    finally:
-        tf_logging.set_verbosity(level)
-        if bars:
-            tf_logging.enable_progress_bar()
-
-
 # ----------------------------------------------------------------------------------------------
 # models
 # ----------------------------------------------------------------------------------------------
@@ -237,8 +238,6 @@ class DCWEPreTrainedModel(PreTrainedModel):
         """Nothing to do: the encoder initialises itself, our layers initialise in their constructors."""
 
     def _build(self, config: DCWEConfig, encoder=None):
-        from transformers import AutoModel, AutoModelForMaskedLM
-
         if encoder is None:
             cls = AutoModelForMaskedLM if self._head == "mlm" else AutoModel
             encoder = cls.from_config(config.encoder_config())
@@ -258,10 +257,8 @@ class DCWEPreTrainedModel(PreTrainedModel):
         """
         name = None
         if isinstance(encoder, str):
-            from tempo_analysis.encoders import load_encoder
-
             name = encoder
-            with _quiet():
+            with quiet_transformers():
                 encoder, _ = load_encoder(encoder, head=cls._head)
         x = torch.as_tensor(node_features, dtype=torch.float32)
         ei = torch.as_tensor(edge_index, dtype=torch.long).reshape(2, -1)
@@ -425,10 +422,8 @@ def content_vocabulary(texts, tokenizer, top_k: int = 10000, stopwords=None, min
     Only these get offsets (paper: frequent vocabulary; the reference: alphabetic, no stopwords).
     WordPiece continuations ("##ing") and special tokens are never dynamic.
     """
-    from collections import Counter
-
     if stopwords is None:
-        from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS as stopwords
+        stopwords = ENGLISH_STOP_WORDS
     stop = {w.lower() for w in stopwords}
     special = set(getattr(tokenizer, "all_special_ids", []) or [])
     counts: Counter = Counter()

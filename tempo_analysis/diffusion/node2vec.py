@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import networkx as nx
 import numpy as np
+from gensim.models import Word2Vec
 
 
 def _stable_hash(s) -> int:
@@ -92,8 +93,6 @@ class Node2Vec:
 
     def fit(self, graph: nx.Graph) -> "Node2Vec":
         """Sample walks, train skip-gram Word2Vec on them, keep one vector per node (graph order)."""
-        from gensim.models import Word2Vec
-
         isolated = [n for n in graph.nodes if all(m == n for m in graph.neighbors(n))]
         if isolated:
             warnings.warn(

@@ -1,0 +1,98 @@
+"""Social corpora: the ACL Anthology venue network, generic CSV input, the planted world.
+
+Every builder returns a :class:`tempo_analysis.data.SocialCorpus` (doc_id, unit, time, text +
+a networkx graph over units), the input type of the social-diffusion method
+(:mod:`tempo_analysis.diffusion`). ``--data`` strings reach these builders through
+:func:`tempo_analysis.data.specs.load_social`.
+
+ACL granularity (``acl_social_corpus``): a unit is a *venue family*, the Anthology's venue
+acronym as ``load_acl_xml`` gives it: every volume of ACL in a year (long, short, demos, SRW,
+findings are their own acronym "findings") is "acl"; EMNLP is "emnlp"; Computational Linguistics
+is "cl". Old-style workshop proceedings (``W*`` files, up to 2019) are one family "ws"; from
+2020 on the Anthology names each workshop (``2020.bionlp``), so those become their own units.
+Documents are abstracts (papers without an abstract are dropped), time slices are years, and
+two units are linked when the Jaccard overlap of their author sets (over the chosen years)
+exceeds ``theta`` (the paper uses 0.01 for ArXiv subjects).
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from pathlib import Path
+
+import networkx as nx
+import pandas as pd
+
+from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.loaders.acl_xml import load_acl_xml
+from tempo_analysis.data.social import SocialCorpus
+from tempo_analysis.world import SocialWorldConfig, generate_social, load_world
+
+
+def author_jaccard_graph(papers: pd.DataFrame, theta: float = 0.01, unit_col: str = "venue") -> nx.Graph:
+    """Units linked when |A ∩ B| / |A ∪ B| of their author sets is > theta; weight = the Jaccard value."""
+    authors = {u: set(a for lst in grp["authors"] for a in lst) for u, grp in papers.groupby(unit_col)}
+    g = nx.Graph()
+    g.add_nodes_from(sorted(authors))
+    for a, b in combinations(sorted(authors), 2):
+        union = len(authors[a] | authors[b])
+        jac = len(authors[a] & authors[b]) / union if union else 0.0
+        if jac > theta:
+            g.add_edge(a, b, weight=float(jac))
+    return g
+
+
+def acl_social_corpus(xml_dir_or_papers, years=range(2017, 2021), theta: float = 0.01, min_papers: int = 30,
+                      max_docs_per_unit_slice: int | None = None, seed: int = 0, progress: bool = True) -> SocialCorpus:
+    """ACL venues as social units, years as slices, abstracts as documents, author-Jaccard edges.
+
+    xml_dir_or_papers: the Anthology XML folder, or a frame from ``load_acl_xml``.
+    min_papers: keep venues with at least this many abstracts over the chosen years.
+    max_docs_per_unit_slice: seeded sample per (venue, year) to bound CPU time (None = all).
+    """
+    if isinstance(xml_dir_or_papers, pd.DataFrame):
+        papers = xml_dir_or_papers
+    else:
+        papers = load_acl_xml(xml_dir_or_papers, years=years, progress=progress)
+    years = sorted(int(y) for y in years)
+    papers = papers[papers["year"].isin(years) & (papers["abstract"].str.strip() != "")]
+    counts = papers["venue"].value_counts()
+    keep = sorted(counts[counts >= min_papers].index)
+    if len(keep) < 2:
+        raise DataError(f"acl_social_corpus: only {len(keep)} venue(s) have >= min_papers={min_papers} abstracts in "
+                        f"years {years[0]}-{years[-1]}. Fix: lower min_papers or widen years.")
+    papers = papers[papers["venue"].isin(keep)]
+    missing = [y for y in years if y not in set(papers["year"])]
+    if missing:
+        raise DataError(f"acl_social_corpus: year(s) {missing} have no abstracts from the kept venues. "
+                        "Fix: drop those years from `years` (the XML snapshot ends in mid 2021).")
+    graph = author_jaccard_graph(papers, theta)
+    if max_docs_per_unit_slice is not None:
+        papers = (papers.sample(frac=1.0, random_state=seed)      # seeded shuffle, then the first n per group
+                  .groupby(["venue", "year"], sort=False).head(max_docs_per_unit_slice))
+    docs = pd.DataFrame({"doc_id": papers["paper_id"].to_numpy(), "unit": papers["venue"].to_numpy(),
+                         "time": papers["year"].astype(int).to_numpy(), "text": papers["abstract"].to_numpy(),
+                         "title": papers["title"].to_numpy()})
+    return SocialCorpus.from_frame(docs.sort_values(["time", "unit", "doc_id"]).reset_index(drop=True), graph,
+                                   slices=years)
+
+
+def csv_social_corpus(docs: str | Path, edges: str | Path, **kwargs) -> SocialCorpus:
+    """Generic input: a CSV with unit, time, text (+ optional doc_id) and an edge CSV (source, target[, weight])."""
+    for p, what in ((docs, "documents CSV"), (edges, "edge-list CSV")):
+        if not Path(p).is_file():
+            raise FileNotFoundError(f"{what} {str(p)!r} does not exist; pass csv:DOCS.csv,EDGES.csv with real paths.")
+    return SocialCorpus.from_csv(docs, edges, **kwargs)
+
+
+def world_social_corpus(config: SocialWorldConfig | None = None, data_dir=None):
+    """(SocialCorpus, diffusion_truth) of the planted world: read from a world folder, or generated.
+
+    config: generate the social part in memory from this :class:`SocialWorldConfig` (another
+    mode, speed or seed: ``dataclasses.replace(SocialWorldConfig(), mode="flight")``).
+    data_dir: otherwise read the world written there (default: the project's ``data/``, its
+    ``world/`` subfolder). :func:`tempo_analysis.data.specs.load_social` applies the world rule.
+    """
+    if config is not None:
+        return generate_social(config)
+    world = load_world(data_dir)
+    return world.social, world.diffusion_truth
