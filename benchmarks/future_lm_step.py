@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from transformers import GPT2Config, GPT2LMHeadModel
 
-from tempo_analysis.models.future_lm import FutureLM
+from tempo_analysis.future_text.model import FutureLM
 
 
 def step_time(model, batch, steps: int, warmup: int = 2) -> float:

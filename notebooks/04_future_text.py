@@ -29,28 +29,24 @@
 # By default this runs on the **planted world**: abstract-like documents, 2010–2021, where trend
 # words follow planted curves (*transformer* and *pretraining* rise, *kernel* and *lexicon* fall).
 # Train on 2010–2019, pick on 2020, test on 2021. The LM is a small GPT-2 trained from scratch on
-# the training years (`models/future_lm.py` wraps any tied causal LM; online you can pass `gpt2`).
-# Method page: `docs/methods/future_text.md`.
+# the training years (`future_text/model.py` wraps any tied causal LM; online you can pass `gpt2`).
+# Everything below goes through one object, `FutureTextModel` (`future_text/pipeline.py`): `fit`,
+# `score`, `generate`, `visualize_*`. Method page: `docs/methods/future_text.md`.
 
 # %%
-import pandas as pd
 import torch
 from IPython.display import display
 
-from tempo_analysis.figures import future_text as figs
-from tempo_analysis.future_text.data import load_yearly, subsample_per_year
-from tempo_analysis.future_text.generation import GenerationSettings, generate_texts
-from tempo_analysis.future_text.pipeline import FutureTextExperiment, default_settings
-from tempo_analysis.future_text.whatif import trend_frame
-from tempo_analysis.models.future_lm import FutureLM
-from tempo_analysis.notebook import cached, project_root, record_summary
+from tempo_analysis.data.specs import load_yearly
+from tempo_analysis.future_text.pipeline import FutureTextModel, GenerationSettings, default_settings
+from tempo_analysis.future_text.splits import select_years
+from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.widgets.future_text import generation_explorer, trend_injector
 
 # %% tags=["parameters"]
-DATA = "world"  # "world", or ACL: "acl:" + ABSTRACTS_DIR + "," + XML_DIR (see the next cell), or "csv:FILE"
-USE_ACL = False  # True: the real ACL abstracts from ../shared/data (train 2003-2019, dev 2020, test 2021)
-MAX_DOCS_PER_YEAR = None  # seeded subset per year (ACL on a CPU: e.g. 150)
-FIRST_YEAR = None  # first training year (ACL paper: 2003)
+DATA = "world"  # "world"; "acl": the real ACL abstracts in shared/data (train 2003-2019, dev 2020, test 2021); "csv:FILE"
+MAX_DOCS_PER_YEAR = None  # seeded subset per year (None; with "acl" on a CPU: 150)
+FIRST_YEAR = None  # first training year (None; with "acl": the paper's 2003)
 VARIANTS = ["baseline", "last-n", "freq-nolstm", "freq", "context", "context2"]
 WORDS = ["transformer", "pretraining", "prompting", "kernel", "lexicon"]  # words to follow
 N_TEXTS = 3  # generated texts per model (content METEOR and the side-by-side view)
@@ -60,19 +56,12 @@ TORCH_THREADS = 1  # tiny models: one thread avoids thread overhead (and content
 
 # %%
 torch.set_num_threads(TORCH_THREADS)
-if USE_ACL:
-    shared = project_root().parent / "shared" / "data"
-    DATA = f"acl:{shared / 'acl_abstracts_by_year'},{shared / 'acl_anthology_xml' / 'xml'}"
+if DATA.split(":")[0] == "acl":  # the ACL setting on a CPU: the paper's years, a seeded subset
     MAX_DOCS_PER_YEAR = MAX_DOCS_PER_YEAR or 150
     FIRST_YEAR = FIRST_YEAR or 2003
 frame, truth = load_yearly(DATA)
-if FIRST_YEAR:
-    frame = frame[frame["year"] >= FIRST_YEAR]
-frame = subsample_per_year(frame, MAX_DOCS_PER_YEAR, SEED)
+frame = select_years(frame, FIRST_YEAR, MAX_DOCS_PER_YEAR, SEED)
 settings = default_settings(seed=SEED, **SETTINGS)
-exp = FutureTextExperiment(frame, settings=settings)
-print(f"{len(frame)} documents, {frame['year'].min()}-{frame['year'].max()}; train {exp.train_years[0]}-"
-      f"{exp.train_years[-1]}, dev {exp.dev_year}, test {exp.test_year}; BPE vocabulary {len(exp.tokenizer_)}")
 frame.groupby("year").size().rename("documents").to_frame().T
 
 # %% [markdown]
@@ -93,17 +82,21 @@ if truth is not None:
 # models learn their LSTM (and bias scale) jointly with the LM. `last-n` expands to n = 1, 2, 3.
 
 # %%
-params = {"data": DATA, "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "settings": settings.to_dict()}
-for variant, n, name in exp.jobs(VARIANTS):
-    exp.models_[name] = cached(f"04_future_text-{name}", params, lambda: exp.train(variant, n, name))
+params = {"data": DATA, "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "variants": VARIANTS,
+          "settings": settings.to_dict()}
+future = cached("04_future_text", params, lambda: FutureTextModel(settings, variants=VARIANTS).fit(frame),
+                save=lambda fitted, folder: fitted.save(folder), load=FutureTextModel.load)
+print(f"{len(frame)} documents, {frame['year'].min()}-{frame['year'].max()}; train {future.train_years_[0]}-"
+      f"{future.train_years_[-1]}, dev {future.dev_year_}, test {future.test_year_}; "
+      f"BPE vocabulary {len(future.tokenizer_)}")
 gen_settings = GenerationSettings(max_new_tokens=60, seed=SEED)
-results = exp.run(VARIANTS, meteor_texts=N_TEXTS, generation=gen_settings)
-figs.variants_table(results, title=f"Perplexity (dev {exp.dev_year}, test {exp.test_year}), content perplexity, "
-                                   "content METEOR (lower ppl is better, higher METEOR is better)").show()
+results = future.score(meteor_texts=N_TEXTS, generation=gen_settings)
+future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {future.test_year_}), content perplexity, "
+                               "content METEOR (lower ppl is better, higher METEOR is better)").show()
 
 # %%
-figs.metric_bars(results, "test_content_ppl").show()
-record_summary(exp.summary(results), notebook="04_future_text")
+future.visualize_metric("test_content_ppl").show()
+record_summary(future.summary(), notebook="04_future_text")
 
 # %% [markdown]
 # Content perplexity counts only *content tokens* (word pieces longer than 4 characters that are
@@ -116,9 +109,7 @@ record_summary(exp.summary(results), notebook="04_future_text")
 # that word over the dev year's texts, written with the test year's bias.
 
 # %%
-forecasters = {k: exp.models_[k] for k in ("baseline", "freq", "context2") if k in exp.models_}
-trends = trend_frame(exp, WORDS, forecasters)
-figs.frequency_trends(trends).show()
+future.visualize_trends(WORDS, models=("baseline", "freq", "context2")).show()
 
 # %% [markdown]
 # ## Generated texts: baseline against the temporal bias
@@ -126,10 +117,8 @@ figs.frequency_trends(trends).show()
 # Trending words are highlighted.
 
 # %%
-biased = "freq" if "freq" in exp.models_ else next(k for k, m in exp.models_.items() if m.bias is not None)
-left = generate_texts(exp.models_["baseline"], exp.tokenizer_, exp.test_year, N_TEXTS, settings=gen_settings)
-right = generate_texts(exp.models_[biased], exp.tokenizer_, exp.test_year, N_TEXTS, settings=gen_settings)
-figs.side_by_side(left, right, WORDS, titles=("baseline", biased)).show()
+biased = "freq" if "freq" in future.models_ else next(k for k, m in future.models_.items() if m.bias is not None)
+future.visualize_generations("baseline", biased, WORDS, n=N_TEXTS, settings=gen_settings).show()
 
 # %% [markdown]
 # ## What if…
@@ -137,7 +126,7 @@ figs.side_by_side(left, right, WORDS, titles=("baseline", biased)).show()
 # strength α (0 = the plain LM inside the temporal model) and regenerate.
 
 # %%
-generation_explorer(exp, exp.models_["baseline"], exp.models_[biased], WORDS, n=N_TEXTS, settings=gen_settings)
+generation_explorer(future, "baseline", biased, WORDS, n=N_TEXTS, settings=gen_settings)
 
 # %% [markdown]
 # **…a word had been rising?** Make word *X* rise over the last years of the frequency history
@@ -145,9 +134,9 @@ generation_explorer(exp, exp.models_["baseline"], exp.models_[biased], WORDS, n=
 # its generations change. The LSTM is not retrained; it reads the new history.
 
 # %%
-freq_model = exp.models_.get("freq") or exp.models_.get("freq-nolstm")
-if isinstance(freq_model, FutureLM):
-    display(trend_injector(exp, freq_model, [w for w in ("kernel", "lexicon") if w in WORDS] or WORDS[:1],
+freq_name = next((k for k in ("freq", "freq-nolstm") if k in future.models_), None)
+if freq_name is not None:
+    display(trend_injector(future, freq_name, [w for w in ("kernel", "lexicon") if w in WORDS] or WORDS[:1],
                            n=N_TEXTS, settings=gen_settings))
 
 # %%

@@ -266,4 +266,47 @@ def _social_world_config(world) -> SocialWorldConfig:
 
 
 # --- future text: yearly frames ------------------------------------------------------------------
-# (load_yearly lives here)
+# (this section's imports sit here, at module level, so that each wing edits only its own section)
+import pandas as pd  # noqa: E402
+
+from tempo_analysis.data.loaders.acl_abstracts import load_acl_abstracts  # noqa: E402
+from tempo_analysis.data.yearly import yearly_frame, yearly_from_corpus  # noqa: E402
+from tempo_analysis.world.config import YearlyWorldConfig  # noqa: E402
+from tempo_analysis.world.yearly import generate_yearly  # noqa: E402
+
+YEARLY_SPECS = {"world": "world[:DIR]", "acl": "acl[:ABSTRACTS_DIR,XML_DIR]", "csv": "csv:FILE"}
+
+
+def load_yearly(spec, progress: bool = False):
+    """(frame, trend_truth or None): yearly text (``doc_id, year, text``) for a ``--data`` spec.
+
+    ``world[:DIR]``: the planted world's yearly documents, by the world rule, with its planted
+    trend rates (``world.trend_truth``); ``acl[:ABSTRACTS_DIR,XML_DIR]``: ACL abstracts by year,
+    2018/2020/2021 filled from the Anthology XML (default folders: ``shared/data/acl_abstracts_by_year``
+    and ``shared/data/acl_anthology_xml/xml``; ``acl:ABSTRACTS_DIR`` alone reads no XML);
+    ``csv:FILE``: any CSV with ``year`` and ``text`` columns (``doc_id`` optional).
+    """
+    s = parse_spec(spec, YEARLY_SPECS)
+    if s.kind == "world":
+        world = open_world(s.path)
+        if world is None:
+            corpus, truth = generate_yearly(YearlyWorldConfig())
+            return yearly_from_corpus(corpus), truth
+        return yearly_from_corpus(world.yearly), world.trend_truth
+    if s.kind == "acl":
+        if len(s.parts) > 2:
+            raise DataError(f"--data {s.text!r}: use acl:ABSTRACTS_DIR,XML_DIR (XML_DIR fills 2018, 2020, 2021)")
+        if s.parts:
+            abstracts = shared_path(s, "acl_abstracts_by_year")
+            xml = shared_path(DataSpec(s.kind, s.parts[1:], s.text), "xml") if len(s.parts) > 1 else None
+        else:
+            abstracts = shared_path(s, "acl_abstracts_by_year")
+            xml = shared_path(s, "acl_anthology_xml", "xml")
+        return yearly_frame(load_acl_abstracts(abstracts, xml, progress=progress)), None
+    if len(s.parts) != 1 or not Path(s.path).expanduser().is_file():
+        raise DataError(f"--data {s.text!r}: file {s.path!r} not found. Fix: give one existing CSV file "
+                        "with columns year, text (e.g. csv:my_texts.csv)")
+    return yearly_frame(pd.read_csv(Path(s.path).expanduser())), None
+
+
+__all__ += ["YEARLY_SPECS", "load_yearly"]

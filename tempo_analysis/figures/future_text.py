@@ -40,7 +40,7 @@ def frequency_trends(trends: pd.DataFrame, title: str = "Word frequency by year:
 
 
 def variants_table(results: pd.DataFrame, title: str = "Variants: perplexity and content perplexity") -> go.Figure:
-    """A table of ``FutureTextExperiment.run`` results (numbers rounded to 3 decimals)."""
+    """A table of ``FutureTextModel.score`` results (numbers rounded to 3 decimals)."""
     df = results.copy()
     for c in df.columns:
         if pd.api.types.is_float_dtype(df[c]):

@@ -21,8 +21,12 @@ from typing import Sequence
 
 import numpy as np
 import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+from tqdm.auto import tqdm
 
 from tempo_analysis.data.errors import DataError
+from tempo_analysis.encoders import load_encoder
 from tempo_analysis.future_text.tokenizer import token_strings, vocab_fingerprint
 
 
@@ -45,16 +49,12 @@ class ContextTable:
                             "other words. Fix: rebuild the table with this tokenizer")
 
     def save(self, path) -> None:
-        from safetensors.torch import save_file
-
         meta = {"years": json.dumps(self.years), "fingerprint": self.fingerprint,
                 "filled_years": json.dumps(self.filled_years)}
         save_file({"emb": torch.from_numpy(self.emb), "counts": torch.from_numpy(self.counts)}, str(path), metadata=meta)
 
     @classmethod
     def load(cls, path) -> "ContextTable":
-        from safetensors import safe_open
-
         with safe_open(str(path), framework="np") as f:
             meta = f.metadata()
             emb, counts = f.get_tensor("emb"), f.get_tensor("counts")
@@ -83,10 +83,6 @@ def contextual_table(texts: Sequence[str], years: Sequence[int], tokenizer, enco
                      year_range=None, max_length: int = 256, batch_size: int = 16,
                      progress: bool = False) -> ContextTable:
     """Average encoder states per (year, LM token); ``encoder`` = name/path or ``(model, tokenizer)``."""
-    from tqdm.auto import tqdm
-
-    from tempo_analysis.encoders import load_encoder
-
     model, etok = load_encoder(encoder) if isinstance(encoder, str) else encoder
     model.eval()
     years = [int(y) for y in years]

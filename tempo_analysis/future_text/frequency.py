@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Sequence
 
 import numpy as np
+import torch
+from safetensors import safe_open
+from safetensors.torch import save_file
+from tqdm.auto import tqdm
 
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.tokenizer import vocab_fingerprint
@@ -39,8 +43,6 @@ class FrequencyTable:
     def from_texts(cls, texts: Sequence[str], years: Sequence[int], tokenizer, *, year_range=None,
                    progress: bool = False) -> "FrequencyTable":
         """Count tokens per year. ``year_range=(first, last)`` declares the years to cover."""
-        from tqdm.auto import tqdm
-
         years = [int(y) for y in years]
         if len(texts) != len(years):
             raise DataError(f"column 'year': {len(years)} years for {len(texts)} texts. Fix: give one year per text")
@@ -151,17 +153,12 @@ class FrequencyTable:
     # ------------------------------------------------------------------------------------------
     def save(self, path) -> None:
         """safetensors (counts) with the years and fingerprint in the metadata."""
-        import torch
-        from safetensors.torch import save_file
-
         meta = {"years": json.dumps(self.years), "fingerprint": self.fingerprint,
                 "filled_years": json.dumps(self.filled_years)}
         save_file({"counts": torch.from_numpy(self.counts)}, str(path), metadata=meta)
 
     @classmethod
     def load(cls, path) -> "FrequencyTable":
-        from safetensors import safe_open
-
         with safe_open(str(Path(path)), framework="np") as f:
             meta = f.metadata()
             counts = f.get_tensor("counts")

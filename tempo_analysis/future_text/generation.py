@@ -1,7 +1,7 @@
 """Seeded text generation for a target year: beam search, top-k, top-p, no-repeat-n-gram.
 
 ``generate_texts`` runs the wrapped LM's Hugging Face ``generate`` with a
-``TemporalBiasProcessor`` (models/future_lm.py) that adds the cached year bias before the
+``TemporalBiasProcessor`` (model.py) that adds the cached year bias before the
 top-k / top-p warpers. Paper defaults (``GenerationSettings()``): beam 5 with sampling, top-k 50,
 top-p 0.92, no-repeat-n-gram 2, starting from the end-of-text token (topic-agnostic).
 """
@@ -9,29 +9,14 @@ top-p 0.92, no-repeat-n-gram 2, starting from the end-of-text token (topic-agnos
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
 
 import torch
 from transformers import LogitsProcessorList
 
-from tempo_analysis.models.future_lm import FutureLM, TemporalBiasProcessor
+from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
+from tempo_analysis.future_text.settings import GenerationSettings
 
-
-@dataclass
-class GenerationSettings:
-    """Decoding knobs; ``num_beams=1, do_sample=True`` is plain top-k/top-p sampling."""
-
-    num_beams: int = 5
-    do_sample: bool = True
-    top_k: int = 50
-    top_p: float = 0.92
-    no_repeat_ngram_size: int = 2
-    max_new_tokens: int = 80
-    min_new_tokens: int = 10
-    seed: int = 0
-
-    def to_dict(self) -> dict:
-        return asdict(self)
+__all__ = ["GenerationSettings", "generate_texts"]
 
 
 @torch.no_grad()

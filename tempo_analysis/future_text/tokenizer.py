@@ -19,6 +19,9 @@ import re
 from typing import Iterable
 
 import numpy as np
+from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+from transformers import PreTrainedTokenizerFast
 
 SPECIAL = "<|endoftext|>"
 MIN_CONTENT_CHARS = 5  # "longer than 4 characters"
@@ -26,8 +29,6 @@ MIN_CONTENT_CHARS = 5  # "longer than 4 characters"
 
 def _stopwords() -> frozenset[str]:
     """English stopwords that need no download (scikit-learn ships them)."""
-    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
-
     return frozenset(ENGLISH_STOP_WORDS)
 
 
@@ -51,9 +52,6 @@ def train_bpe_tokenizer(texts: Iterable[str], vocab_size: int = 2000, min_freque
 
     Deterministic for a given corpus (BPE merges break ties by pair order, no sampling).
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast
-
     if not isinstance(vocab_size, int) or vocab_size < 300:
         raise ValueError(f"vocab_size={vocab_size!r} is too small: byte-level BPE needs the 256 byte "
                          "symbols plus merges; use vocab_size >= 300 (a few thousand is typical)")

@@ -19,8 +19,9 @@ import pandas as pd
 import torch
 
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.evaluation.future_text import document_windows
-from tempo_analysis.models.future_lm import FEATURE_KIND, FutureLM
+from tempo_analysis.future_text.frequency import FrequencyTable
+from tempo_analysis.future_text.metrics import document_windows
+from tempo_analysis.future_text.model import FEATURE_KIND, FutureLM
 
 
 def word_token(tokenizer, word: str) -> int:
@@ -87,7 +88,7 @@ def injected_trend(model: FutureLM, table, token_ids, last: int = 3, factor: flo
     first = model.config.history_first_year
     if table.years != model.history_years:
         raise DataError(f"table years {table.years[0]}-{table.years[-1]} differ from the model's history "
-                        f"{model.history_years[0]}-{model.history_years[-1]}. Fix: pass the experiment's freq_table_")
+                        f"{model.history_years[0]}-{model.history_years[-1]}. Fix: pass the fitted FutureTextModel's freq_table_")
     model.set_history(table.with_trend(token_ids, last=last, factor=factor).features(), first, refit_norm=False)
     try:
         yield model
@@ -95,23 +96,23 @@ def injected_trend(model: FutureLM, table, token_ids, last: int = 3, factor: flo
         model.set_history(old, first, refit_norm=False)
 
 
-def trend_frame(exp, words, models: dict, *, contexts_year: int | None = None) -> pd.DataFrame:
+def trend_frame(fitted, words, models: dict, *, contexts_year: int | None = None) -> pd.DataFrame:
     """Long frame (word, year, series, value): actual relative frequency per year of each word's token
-    (history + the test year) and each model's forecast for the test year from ``contexts_year`` texts."""
-    tok = exp.tokenizer_
-    rel = exp.freq_table_.relative()
-    test = exp.frame[exp.frame["year"] == exp.test_year]
-    from tempo_analysis.future_text.frequency import FrequencyTable
-
+    (history + the test year) and each model's forecast for the test year from ``contexts_year`` texts
+    (default: the dev year). ``fitted``: a fitted :class:`~tempo_analysis.future_text.FutureTextModel`."""
+    tok = fitted.tokenizer_
+    rel = fitted.freq_table_.relative()
+    test = fitted.frame_[fitted.frame_["year"] == fitted.test_year_]
     test_rel = FrequencyTable.from_texts(test["text"].tolist(), test["year"].tolist(), tok).relative()[0]
-    ctx = exp.texts_of(contexts_year or exp.dev_year)
-    probs = {name: expected_token_probs(m, tok, ctx, exp.test_year, block_size=exp.settings.block_size)
+    ctx = fitted.texts_of(contexts_year or fitted.dev_year_)
+    probs = {name: expected_token_probs(m, tok, ctx, fitted.test_year_, block_size=fitted.settings.block_size)
              for name, m in models.items()}
     rows = []
     for w in words:
         t = word_token(tok, w)
-        rows += [dict(word=w, year=y, series="actual", value=float(rel[i, t])) for i, y in enumerate(exp.freq_table_.years)]
-        rows.append(dict(word=w, year=exp.test_year, series="actual", value=float(test_rel[t])))
-        rows += [dict(word=w, year=exp.test_year, series=f"forecast: {name}", value=float(p[t]))
+        rows += [dict(word=w, year=y, series="actual", value=float(rel[i, t]))
+                 for i, y in enumerate(fitted.freq_table_.years)]
+        rows.append(dict(word=w, year=fitted.test_year_, series="actual", value=float(test_rel[t])))
+        rows += [dict(word=w, year=fitted.test_year_, series=f"forecast: {name}", value=float(p[t]))
                  for name, p in probs.items()]
     return pd.DataFrame(rows)

@@ -1,5 +1,8 @@
 """What-if widgets for notebook 04 (thin ipywidgets wrappers; the logic is in future_text.whatif).
 
+Both take a fitted :class:`tempo_analysis.future_text.pipeline.FutureTextModel` and models by
+name (``"freq"``) or as FutureLM objects.
+
 - ``generation_explorer``: target year + bias strength alpha -> regenerate baseline vs biased texts.
 - ``trend_injector``: "make word X rise over the last 3 years" -> the forecast bias and the
   generations of a frequency model change.
@@ -20,10 +23,11 @@ def _years(model) -> list[int]:
     return list(range(h[0] + 1, h[-1] + 2))          # every year with a previous-year history
 
 
-def generation_explorer(exp, baseline, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
+def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
     """Dropdown (year), slider (alpha), seed, button -> side-by-side texts. Returns the widget box."""
     settings = settings or GenerationSettings(max_new_tokens=60)
-    year = W.Dropdown(options=_years(model), value=exp.test_year, description="target year")
+    baseline, model = fitted.get_model(baseline), fitted.get_model(model)
+    year = W.Dropdown(options=_years(model), value=fitted.test_year_, description="target year")
     alpha = W.FloatSlider(value=float(model.config.alpha), min=0.0, max=5.0, step=0.25, description="bias α")
     seed = W.IntText(value=settings.seed, description="seed")
     go_btn = W.Button(description="Regenerate", button_style="primary")
@@ -31,8 +35,8 @@ def generation_explorer(exp, baseline, model, words=(), n: int = 3, settings: Ge
 
     def run(_=None):
         s = GenerationSettings(**{**settings.to_dict(), "seed": int(seed.value)})
-        left = generate_texts(baseline, exp.tokenizer_, year.value, n, settings=s)
-        right = generate_texts(model, exp.tokenizer_, year.value, n, alpha=alpha.value, settings=s)
+        left = generate_texts(baseline, fitted.tokenizer_, year.value, n, settings=s)
+        right = generate_texts(model, fitted.tokenizer_, year.value, n, alpha=alpha.value, settings=s)
         out.clear_output(wait=True)
         with out:
             display(side_by_side(left, right, words, titles=("baseline", f"{model.config.variant} (α={alpha.value:g})"),
@@ -44,9 +48,10 @@ def generation_explorer(exp, baseline, model, words=(), n: int = 3, settings: Ge
     return box
 
 
-def trend_injector(exp, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
+def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
     """Text (word), slider (factor) and button -> bias before/after + generations before/after."""
     settings = settings or GenerationSettings(max_new_tokens=60)
+    model = fitted.get_model(model)
     word = W.Text(value=(list(words) or ["kernel"])[0], description="word X")
     factor = W.FloatLogSlider(value=8.0, base=2, min=0, max=5, step=0.5, description="rise ×")
     last = W.IntSlider(value=3, min=1, max=min(5, len(model.history_years)), description="last years")
@@ -54,12 +59,12 @@ def trend_injector(exp, model, words=(), n: int = 3, settings: GenerationSetting
     out = W.Output()
 
     def run(_=None):
-        tok, year = exp.tokenizer_, exp.test_year
+        tok, year = fitted.tokenizer_, fitted.test_year_
         ids = word_pieces(tok, word.value)
         shown = [word_token(tok, w) for w in dict.fromkeys([word.value, *words])]
         before_bias = forecast_bias(model, year)
         before = generate_texts(model, tok, year, n, settings=settings)
-        with injected_trend(model, exp.freq_table_, ids, last=last.value, factor=factor.value):
+        with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
             after_bias = forecast_bias(model, year)
             after = generate_texts(model, tok, year, n, settings=settings)
         out.clear_output(wait=True)

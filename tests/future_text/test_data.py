@@ -1,17 +1,19 @@
-"""Yearly data: validation, split, ACL abstracts loader (fixture + real data when present)."""
+"""Yearly data: validation, the ``--data`` loader (world, acl, csv), split, ACL abstracts loader
+(fixture + real data when present)."""
 
 from __future__ import annotations
-
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tempo_analysis.data import locations
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.data.loaders.acl_abstracts import ACL_SPLIT, load_acl_abstracts
-from tempo_analysis.future_text.data import default_split, load_yearly, split_years, subsample_per_year, yearly_frame
+from tempo_analysis.data.specs import load_yearly
+from tempo_analysis.data.yearly import yearly_frame
+from tempo_analysis.future_text.splits import default_split, select_years, split_years, subsample_per_year
 
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+SHARED = locations.shared_data_dir()
 
 XML = """<?xml version='1.0' encoding='UTF-8'?>
 <collection id="{cid}">
@@ -43,6 +45,8 @@ def test_split_and_defaults():
     with pytest.raises(DataError, match="test_year=2022 has no documents"):
         split_years(df, 2020, 2022)
     assert subsample_per_year(df, 1)["year"].value_counts().max() == 1
+    picked = select_years(df, first_year=2019, max_docs_per_year=1)
+    assert picked["year"].tolist() == [2019, 2020, 2021]
 
 
 def test_csv_spec(tmp_path):
@@ -50,8 +54,55 @@ def test_csv_spec(tmp_path):
     pd.DataFrame({"year": [2000, 2001], "text": ["x y", "z w"]}).to_csv(p, index=False)
     frame, truth = load_yearly(f"csv:{p}")
     assert len(frame) == 2 and truth is None
-    with pytest.raises(DataError, match="use world"):
+    with pytest.raises(DataError, match=r"not understood.*world\[:DIR\], acl"):
         load_yearly("parquet:x")
+    with pytest.raises(DataError, match="not found"):
+        load_yearly(f"csv:{tmp_path / 'missing.csv'}")
+
+
+def test_world_spec_reads_the_committed_world_with_its_trend_truth():
+    frame, truth = load_yearly("world")
+    assert list(frame.columns) == ["doc_id", "year", "text"] and frame["year"].dtype.kind == "i"
+    assert frame["year"].is_monotonic_increasing and frame["year"].nunique() >= 4
+    assert {"word", "year", "rate", "doc_share"} <= set(truth.columns)
+
+
+def test_world_spec_generates_in_memory_when_no_world_is_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))
+    with pytest.warns(UserWarning, match="generating the default world"):
+        frame, truth = load_yearly("world")
+    committed, committed_truth = load_yearly(f"world:{locations.project_root() / 'data' / 'world'}")
+    pd.testing.assert_frame_equal(frame, committed)                   # the same seeded documents
+    assert len(truth) == len(committed_truth)
+
+
+def test_world_spec_never_regenerates_a_broken_world(tmp_path, monkeypatch):
+    (tmp_path / "world").mkdir()
+    (tmp_path / "world" / "config.json").write_text("{}")
+    monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))
+    with pytest.raises((FileNotFoundError, ValueError)):
+        load_yearly("world")
+    with pytest.raises((FileNotFoundError, ValueError)):
+        load_yearly(f"world:{tmp_path / 'world'}")
+
+
+def test_acl_spec_finds_the_shared_folders_or_takes_given_ones(tmp_path, monkeypatch):
+    abs_dir, xml_dir = tmp_path / "acl_abstracts_by_year", tmp_path / "acl_anthology_xml" / "xml"
+    abs_dir.mkdir(), xml_dir.mkdir(parents=True)
+    a = "We study neural parsing of sentences with a large corpus of text and strong baselines."
+    (abs_dir / "papers_2019.txt").write_text(f"{a}\n")
+    c = "Pretraining transformers on unlabeled text helps every downstream task we tried here."
+    (xml_dir / "2020.acl.xml").write_text(XML.format(cid="2020.acl", year=2020, papers=PAPER.format(i=1, a=c)))
+    monkeypatch.setenv(locations.ENV_SHARED_DATA, str(tmp_path))
+    frame, truth = load_yearly("acl")                                  # no folders: shared/data
+    assert frame["year"].tolist() == [2019, 2020] and truth is None
+    given, _ = load_yearly(f"acl:{abs_dir},{xml_dir}")
+    pd.testing.assert_frame_equal(given, frame)
+    with pytest.warns(UserWarning, match="no xml_dir"):                 # abstracts only: no XML fill
+        only, _ = load_yearly(f"acl:{abs_dir}")
+    assert only["year"].tolist() == [2019]
+    with pytest.raises(DataError, match="does not exist"):
+        load_yearly(f"acl:{tmp_path / 'nope'}")
 
 
 def test_acl_loader_fills_missing_years_from_xml_and_dedupes(tmp_path):
@@ -73,6 +124,8 @@ def test_acl_loader_fills_missing_years_from_xml_and_dedupes(tmp_path):
 
 @pytest.mark.realdata
 def test_acl_real_data_2017_2018():
+    if SHARED is None:
+        pytest.skip("no shared/data folder on this machine (real ACL data absent)")
     abs_dir, xml_dir = SHARED / "acl_abstracts_by_year", SHARED / "acl_anthology_xml" / "xml"
     if not abs_dir.is_dir() or not xml_dir.is_dir():
         pytest.skip(f"real ACL data not found under {SHARED} (../shared/data is absent on this machine)")

@@ -7,8 +7,8 @@ import pytest
 import torch
 
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.models.future_lm import FutureLM, TemporalBiasProcessor
-from tempo_analysis.models.future_lm_bias import lstm_last_hidden, window_index, windows
+from tempo_analysis.future_text.bias import lstm_last_hidden, window_index, windows
+from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
 
 from .conftest import tiny_gpt2
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import torch
 
-from tempo_analysis.evaluation.future_text import (content_meteor, document_windows, meteor, perplexity,
-                                                   score_documents)
+from tempo_analysis.future_text.metrics import (content_meteor, document_windows, meteor, perplexity,
+                                                score_documents)
 from tempo_analysis.future_text.tokenizer import train_bpe_tokenizer
 
 from .conftest import tiny_gpt2, toy_frame

@@ -7,7 +7,7 @@ so every token after BOS is predicted exactly once (context restarts at a window
 token-weighted over documents.
 
 Content perplexity: the same, counting only positions whose *target* token is a content token
-(``future_text.tokenizer``: decoded piece longer than 4 characters, has a letter, not a stopword).
+(``tokenizer.py``: decoded piece longer than 4 characters, has a letter, not a stopword).
 
 Content METEOR: each generated text and each gold text are reduced to their content words (same
 rule, on words); a generated text's score is its best METEOR against any gold text of the target
@@ -28,6 +28,8 @@ from typing import Sequence
 import numpy as np
 import torch
 import torch.nn.functional as F
+from gensim.parsing.porter import PorterStemmer  # gensim is a dependency; no data download
+from tqdm.auto import tqdm
 
 from tempo_analysis.future_text.tokenizer import content_mask, content_words
 
@@ -47,8 +49,6 @@ def document_windows(ids: list[int], bos: int, eos: int, block_size: int) -> lis
 def score_documents(model, tokenizer, texts: Sequence[str], year: int | None = None, *, block_size: int = 128,
                     batch_size: int = 16, mask: np.ndarray | None = None, progress: bool = False) -> dict:
     """Per-document sums: ``nll``, ``n``, ``content_nll``, ``content_n`` (numpy arrays of len(texts))."""
-    from tqdm.auto import tqdm
-
     if block_size < 2:
         raise ValueError(f"block_size={block_size}: need >= 2 tokens per window")
     mask = torch.as_tensor(content_mask(tokenizer) if mask is None else mask)
@@ -101,8 +101,6 @@ def perplexity(model, tokenizer, texts, year=None, **kw) -> dict:
 # ------------------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=None)
 def _stemmer():
-    from gensim.parsing.porter import PorterStemmer  # gensim is a dependency; no data download
-
     return PorterStemmer()
 
 

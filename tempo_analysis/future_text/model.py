@@ -1,10 +1,10 @@
 """Future language model: a causal LM whose logits get a temporal word bias for the target year.
 
     logits[b, k, :] = LM(x[b, :k])  +  alpha * bias(year[b])              (Frequency, Context, NoLSTM)
-    logits[b, k, :] = LM(x[b, :k])  +  gate(H[b, k], year[b]) * bias(...)  (Context^2, future_lm_bias.py)
+    logits[b, k, :] = LM(x[b, :k])  +  gate(H[b, k], year[b]) * bias(...)  (Context^2, bias.py)
 
 Any Hugging Face ``AutoModelForCausalLM`` with a TIED output head can sit inside (``lm``): the
-default is a small GPT-2 trained from scratch on the corpus (future_text.pipeline), users online
+default is a small GPT-2 trained from scratch on the corpus (``pipeline.small_gpt2``), users online
 pass ``gpt2``. The per-year history table (frequency features ``[Y, V, 1]`` or averaged contextual
 embeddings ``[Y, V, E]``) is a buffer, so a checkpoint (safetensors) carries everything needed to
 score and write text for the year after the last history year.
@@ -24,12 +24,11 @@ from transformers import AutoConfig, AutoModelForCausalLM, LogitsProcessor, PreT
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.models.future_lm_bias import GatedBias, PreviousYearBias, WindowLSTMBias, window_index
+from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, WindowLSTMBias, window_index
+from tempo_analysis.future_text.settings import BIAS_KIND, FEATURE_KIND, VARIANTS
 
-VARIANTS = ("baseline", "last-n", "freq-nolstm", "freq", "context", "context2")
-BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": "lstm", "context": "lstm",
-             "context2": "gated"}
-FEATURE_KIND = {"freq-nolstm": "freq", "freq": "freq", "context": "context", "context2": "context"}
+__all__ = ["VARIANTS", "BIAS_KIND", "FEATURE_KIND", "FutureLMConfig", "FutureLM", "TemporalBiasProcessor",
+           "load_causal_lm"]
 
 
 class FutureLMConfig(PreTrainedConfig):
@@ -37,25 +36,25 @@ class FutureLMConfig(PreTrainedConfig):
 
     model_type = "future_lm"
 
-    def __init__(self, lm_config: dict | None = None, variant: str = "freq", window: int = 3,
-                 lstm_hidden: int = 32, feature_dim: int = 1, alpha: float = 1.0, nolstm_init: float = 0.0,
-                 history_first_year: int = 0, history_num_years: int = 0, train_years: list | None = None,
-                 **kwargs):
-        if variant not in VARIANTS:
-            raise ValueError(f"FutureLMConfig.variant={variant!r}: use one of {', '.join(VARIANTS)}")
-        if not isinstance(window, int) or window < 1:
-            raise ValueError(f"FutureLMConfig.window={window!r}: use a positive number of previous years")
-        self.lm_config = dict(lm_config or {})
-        self.variant = variant
-        self.window = window                         # W previous years fed to the LSTM
-        self.lstm_hidden = lstm_hidden               # 32 in the paper's code
-        self.feature_dim = feature_dim               # 1 (frequency) or the encoder width (context)
-        self.alpha = alpha                           # bias strength (generation may override)
-        self.nolstm_init = nolstm_init               # Frequency-NoLSTM's learned scale at start
-        self.history_first_year = history_first_year
-        self.history_num_years = history_num_years
-        self.train_years = list(train_years or [])   # years the model was trained on (metadata)
-        super().__init__(**kwargs)
+    lm_config: dict | None = None      # the wrapped LM's config (``lm.config.to_dict()``); None = {}
+    variant: str = "freq"              # one of VARIANTS
+    window: int = 3                    # W previous years fed to the LSTM
+    lstm_hidden: int = 32              # 32 in the paper's code
+    feature_dim: int = 1               # 1 (frequency) or the encoder width (context)
+    alpha: float = 1.0                 # bias strength (generation may override)
+    nolstm_init: float = 0.0           # Frequency-NoLSTM's learned scale at start
+    history_first_year: int = 0        # the history table covers history_first_year ...
+    history_num_years: int = 0         # ... for this many years (set by FutureLM.set_history)
+    train_years: list | None = None    # years the model was trained on (metadata); None = []
+
+    def __post_init__(self, **kwargs):
+        if self.variant not in VARIANTS:
+            raise ValueError(f"FutureLMConfig.variant={self.variant!r}: use one of {', '.join(VARIANTS)}")
+        if not isinstance(self.window, int) or self.window < 1:
+            raise ValueError(f"FutureLMConfig.window={self.window!r}: use a positive number of previous years")
+        self.lm_config = dict(self.lm_config or {})
+        self.train_years = list(self.train_years or [])
+        super().__post_init__(**kwargs)
 
     @property
     def bias_kind(self):

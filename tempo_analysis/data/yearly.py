@@ -1,0 +1,49 @@
+"""Yearly text: validated ``doc_id, year (int), text`` rows (future-text generation's input).
+
+- ``yearly_frame(df)``: any frame with a year and a text column becomes the canonical frame
+  (integer years, string texts, blank texts dropped with a warning, sorted by year).
+- ``yearly_from_corpus(corpus)``: a :class:`~tempo_analysis.data.PeriodCorpus` whose periods
+  are int years (the planted world's ``yearly`` part) as a yearly frame.
+
+The ``--data`` resolver for yearly text is ``tempo_analysis.data.specs.load_yearly``.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from tempo_analysis.data.errors import DataError, require_columns
+
+__all__ = ["yearly_frame", "yearly_from_corpus"]
+
+
+def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text") -> pd.DataFrame:
+    """Validate (year, text) rows: integer years, string texts; blank texts are dropped with a warning."""
+    require_columns(df, [year_col, text_col], "yearly text")
+    years = pd.to_numeric(df[year_col], errors="coerce")
+    bad = df.index[years.isna() | (years != years.round())].tolist()
+    if bad:
+        raise DataError(f"column '{year_col}' at rows {bad[:5]}: year must be an integer (e.g. 2019). "
+                        "Fix: convert dates to years or drop those rows")
+    text = df[text_col].astype("string")
+    blank = text.isna() | (text.str.strip() == "")
+    if blank.any():
+        warnings.warn(f"yearly text: dropping {int(blank.sum())} row(s) with an empty '{text_col}' "
+                      f"(rows {df.index[blank].tolist()[:5]})", stacklevel=2)
+    out = pd.DataFrame({
+        "doc_id": (df["doc_id"].astype(str) if "doc_id" in df.columns else pd.Series(np.arange(len(df))).astype(str).values),
+        "year": years.astype(int).values,
+        "text": text.astype(str).values,
+    })[~blank.values]
+    if out.empty:
+        raise DataError(f"column '{text_col}': no non-empty texts. Fix: give at least one (year, text) row")
+    return out.sort_values("year", kind="stable").reset_index(drop=True)
+
+
+def yearly_from_corpus(corpus) -> pd.DataFrame:
+    """A PeriodCorpus with int-year periods (e.g. ``world.yearly``) as a yearly frame."""
+    df = corpus.df
+    return yearly_frame(pd.DataFrame({"doc_id": df["doc_id"], "year": df["period"].astype(int), "text": df["text"]}))

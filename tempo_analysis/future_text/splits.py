@@ -1,0 +1,58 @@
+"""The year split of a yearly frame (train years, dev year, test year) and per-year subsets.
+
+A yearly frame (``doc_id, year, text``) comes from :func:`tempo_analysis.data.specs.load_yearly`
+or :func:`tempo_analysis.data.yearly.yearly_frame`.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from tempo_analysis.data.errors import DataError
+
+
+def split_years(frame: pd.DataFrame, dev_year: int, test_year: int, train_years=None):
+    """(train, dev, test) frames; train = ``train_years`` (first, last) or every year before dev."""
+    years = sorted(set(frame["year"]))
+    for name, y in (("dev_year", dev_year), ("test_year", test_year)):
+        if y not in years:
+            raise DataError(f"column 'year': {name}={y} has no documents (years present: {years[0]}-{years[-1]}). "
+                            f"Fix: pick a {name} with documents")
+    if not dev_year < test_year:
+        raise DataError(f"dev_year={dev_year} must come before test_year={test_year}")
+    lo, hi = train_years if train_years is not None else (years[0], dev_year - 1)
+    if hi >= dev_year:
+        raise DataError(f"train_years=({lo}, {hi}) overlaps the dev year {dev_year}; end training before it")
+    train = frame[(frame["year"] >= lo) & (frame["year"] <= hi)]
+    if train["year"].nunique() < 2:
+        raise DataError(f"train years ({lo}, {hi}) hold {train['year'].nunique()} year(s) with documents; "
+                        "a temporal bias needs at least 2. Fix: widen train_years")
+    dev, test = frame[frame["year"] == dev_year], frame[frame["year"] == test_year]
+    return train.reset_index(drop=True), dev.reset_index(drop=True), test.reset_index(drop=True)
+
+
+def default_split(frame: pd.DataFrame) -> tuple[int, int]:
+    """(dev_year, test_year): the ACL split 2020/2021 when present, else the last two years."""
+    years = sorted(set(frame["year"]))
+    if {2020, 2021} <= set(years) and years[-1] == 2021:
+        return 2020, 2021
+    if len(years) < 4:
+        raise DataError(f"column 'year': {len(years)} distinct years; future-text needs >= 4 (2+ train, dev, test)")
+    return years[-2], years[-1]
+
+
+def subsample_per_year(frame: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataFrame:
+    """At most ``n`` documents per year (seeded); None keeps everything."""
+    if n is None:
+        return frame
+    parts = [g.sample(n=min(n, len(g)), random_state=seed) for _, g in frame.groupby("year", sort=True)]
+    return pd.concat(parts).sort_values(["year"], kind="stable").reset_index(drop=True)
+
+
+def select_years(frame: pd.DataFrame, first_year: int | None = None, max_docs_per_year: int | None = None,
+                 seed: int = 0) -> pd.DataFrame:
+    """Drop the years before ``first_year`` (None keeps all), then keep at most ``max_docs_per_year``
+    documents per year (seeded, :func:`subsample_per_year`)."""
+    if first_year is not None:
+        frame = frame[frame["year"] >= first_year]
+    return subsample_per_year(frame, max_docs_per_year, seed)
