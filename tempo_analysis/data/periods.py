@@ -85,6 +85,8 @@ class PeriodCorpus:
             raise DataError(f"PeriodCorpus.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
         require_columns(df, ("period", "text"), "PeriodCorpus")
         require_scalars(df, ("period", "text", "doc_id", "period_order"), "PeriodCorpus")
+        if df.empty:
+            raise DataError("PeriodCorpus input has no rows. Fix: pass at least one document.")
         if order is not None and (isinstance(order, (str, bytes)) or not hasattr(order, "__iter__")):
             raise DataError(f"order= must be a list of period labels in time order, got {order!r}.")
         if periods is not None and (isinstance(periods, (str, bytes)) or not hasattr(periods, "__iter__")):
@@ -92,6 +94,9 @@ class PeriodCorpus:
         df = df.reset_index(drop=True).copy()
         if "doc_id" not in df:
             df["doc_id"] = [f"d{i}" for i in range(len(df))]
+        if df["doc_id"].isna().any():
+            raise data_error("doc_id", "missing document ids", "give every document an id, or drop the column to "
+                             "number the rows", rows=np.flatnonzero(df["doc_id"].isna().to_numpy()).tolist())
         df["doc_id"] = df["doc_id"].astype(str)
         dup = df["doc_id"].duplicated(keep=False)
         if dup.any():

@@ -87,9 +87,14 @@ class SocialCorpus:
             raise DataError(f"SocialCorpus.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
         require_columns(df, ("unit", "time", "text"), "SocialCorpus")
         require_scalars(df, ("unit", "time", "text", "doc_id"), "SocialCorpus")
+        if df.empty:
+            raise DataError("SocialCorpus input has no rows. Fix: pass at least one document.")
         df = df.reset_index(drop=True).copy()
         if "doc_id" not in df:
             df["doc_id"] = [f"d{i}" for i in range(len(df))]
+        if df["doc_id"].isna().any():
+            raise data_error("doc_id", "missing document ids", "give every document an id, or drop the column to "
+                             "number the rows", rows=np.flatnonzero(df["doc_id"].isna().to_numpy()).tolist())
         df["doc_id"] = df["doc_id"].astype(str)
         if df["unit"].isna().any():
             raise data_error("unit", "documents without a social unit", "give every document a unit or drop it",

@@ -92,6 +92,11 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
                              "use ISO 8601 strings (e.g. '2017-03-01T12:00:00Z'), datetimes, or numbers with time_unit",
                              rows=bad)
         stamps = pd.Series(pd.DatetimeIndex(parsed), index=col.index)
+    lo, hi = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
+    out = np.flatnonzero(((stamps < lo) | (stamps > hi)).to_numpy())
+    if len(out):
+        raise data_error("timestamp", f"dates {[str(col.iloc[i]) for i in out[:3]]} lie outside the years 1677-2262",
+                         "correct these dates (a typo in the year?) or drop the rows", rows=out.tolist())
     stamps = stamps.dt.as_unit("ns")
     return stamps, stamps.astype("int64").to_numpy() / 1e9
 

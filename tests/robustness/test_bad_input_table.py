@@ -226,7 +226,10 @@ LOADERS = [
         error=r"cannot read DWUG file '.*plane_nn/uses\.csv': the file is empty"),
     Row("dwug: a row with too few fields", lambda t: dwug_file(t, "lemma\tgrouping\tcontext\tindexes_target_token\n"
                                                                   "plane\t1\tthe plane\n"),
-        error=r"uses\.csv line\(s\) \[2\]: fewer tab-separated fields"),
+        error=r"uses\.csv line\(s\) \[2\]: a different number of tab-separated fields than the header \(4\)"),
+    Row("dwug: a row with too many fields", lambda t: dwug_file(t, "lemma\tgrouping\tcontext\tindexes_target_token\n"
+                                                                   "plane\t1\tthe plane\t4:9\textra\n"),
+        error=r"uses\.csv line\(s\) \[2\]: a different number of tab-separated fields"),
     Row("dwug: empty grouping", lambda t: load_dwug(write_dwug(t, {"plane_nn": [
         dwug_row("plane_nn", "", "p1", "the plane of the table")]})),
         error=r"uses\.csv row 2 \(lemma 'plane_nn'\): column 'grouping' is empty"),

@@ -41,15 +41,18 @@ class DWUGData:
 
 def _read_tsv(path: Path) -> pd.DataFrame:
     df = read_frame(pd.read_csv, path, what="DWUG file", sep="\t", quoting=csv.QUOTE_NONE, dtype=str,
-                    keep_default_na=False, fix="DWUG files are tab-separated UTF-8 with a header line")
-    # pandas pads a short line with empty values: name it rather than read a wrong (empty) field
+                    keep_default_na=False, index_col=False,
+                    fix="DWUG files are tab-separated UTF-8 with a header line")
+    # pandas pads a short line with empty values (and may take a long one's first field as an index):
+    # name such lines rather than read wrong fields
     lines = path.read_text(encoding="utf-8").splitlines()
     width = lines[0].count("\t")
-    short = [i for i, line in enumerate(lines[1:], 2) if line.strip() and line.count("\t") < width]
-    if short:
-        raise DataError(f"{path} line(s) {short[:5]}: fewer tab-separated fields than the header has. "
-                        "Fix: every line needs one value per column (tab-separated, no quoting).")
-    return df
+    odd = [i for i, line in enumerate(lines[1:], 2) if line.strip() and line.count("\t") != width]
+    if odd:
+        raise DataError(f"{path} line(s) {odd[:5]}: a different number of tab-separated fields than the header "
+                        f"({width + 1}). Fix: every line needs one value per column (tab-separated, no tabs or "
+                        "quoting inside values).")
+    return df.reset_index(drop=True)
 
 
 def _is_number(label: str) -> bool:
