@@ -27,6 +27,9 @@ JSON object stamped by :func:`stamp` (key ``"tempo_analysis"``).
 Replacing a folder takes two renames (old folder aside to ``.NAME.old-<pid>-<token>``, new one
 in). A kill between the two leaves the old folder aside; the next :func:`clean_stale_temps`
 moves it back when nothing took its place, so a crash never loses the previous output.
+
+Pids are those of this machine: on a shared filesystem, do not let two machines write into one
+folder at the same time (one machine's live writer looks dead from the other).
 """
 
 from __future__ import annotations
