@@ -16,6 +16,7 @@ lemma, the file and the row. Lemmas with POS suffixes (``plane_nn``) map to surf
 from __future__ import annotations
 
 import csv
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,9 +41,11 @@ class DWUGData:
 
 
 def _read_tsv(path: Path) -> pd.DataFrame:
-    df = read_frame(pd.read_csv, path, what="DWUG file", sep="\t", quoting=csv.QUOTE_NONE, dtype=str,
-                    keep_default_na=False, index_col=False,
-                    fix="DWUG files are tab-separated UTF-8 with a header line")
+    with warnings.catch_warnings():         # a line of the wrong width is named below, not warned about
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        df = read_frame(pd.read_csv, path, what="DWUG file", sep="\t", quoting=csv.QUOTE_NONE, dtype=str,
+                        keep_default_na=False, index_col=False,
+                        fix="DWUG files are tab-separated UTF-8 with a header line")
     # pandas pads a short line with empty values (and may take a long one's first field as an index):
     # name such lines rather than read wrong fields
     lines = path.read_text(encoding="utf-8").splitlines()
