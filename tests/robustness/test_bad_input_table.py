@@ -313,3 +313,10 @@ def test_missing_paths_are_both_data_errors_and_file_not_found(tmp_path):
 def test_unsorted_warning_is_its_own_category():
     with pytest.warns(UnsortedTimestampsWarning):
         Timelines.from_frame(posts(timestamp=["2020-01-02", "2020-01-01", "2020-01-01", "2020-01-02"]))
+
+
+def test_every_row_is_documented():
+    """docs/ROBUSTNESS.md lists every row of this table (regenerate its table when adding one)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ROBUSTNESS.md").read_text(encoding="utf-8")
+    missing = [r.id for r in ROWS if f"`test_bad_input[{r.id}]`" not in doc]
+    assert not missing, f"rows missing from docs/ROBUSTNESS.md: {missing}"
