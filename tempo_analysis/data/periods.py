@@ -2,7 +2,8 @@
 
 A :class:`PeriodCorpus` holds one document (usually a sentence) per row with its period. Periods
 are ordered: by the ``order=`` you give, else by a ``period_order`` column, else numerically or
-chronologically when the labels are numbers or dates, else by first appearance. A
+chronologically when the labels are numbers or dates, else by first appearance. Labels that mix
+types (``1`` and ``"late"``) have no inferable order and are refused unless ``order=`` is given. A
 :class:`TargetUsage` is one occurrence of a target word, given by character offsets
 ``text[start:end]`` (0-based, end exclusive) into its sentence.
 """
@@ -10,13 +11,14 @@ chronologically when the labels are numbers or dates, else by first appearance. 
 from __future__ import annotations
 
 import re
+from collections.abc import Hashable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, data_error, require_columns
+from .errors import DataError, check_label_types, data_error, read_frame, require_columns, require_scalars
 
 
 @dataclass(frozen=True)
@@ -82,9 +84,19 @@ class PeriodCorpus:
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"PeriodCorpus.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
         require_columns(df, ("period", "text"), "PeriodCorpus")
+        require_scalars(df, ("period", "text", "doc_id", "period_order"), "PeriodCorpus")
+        if df.empty:
+            raise DataError("PeriodCorpus input has no rows. Fix: pass at least one document.")
+        if order is not None and (isinstance(order, (str, bytes)) or not hasattr(order, "__iter__")):
+            raise DataError(f"order= must be a list of period labels in time order, got {order!r}.")
+        if periods is not None and (isinstance(periods, (str, bytes)) or not hasattr(periods, "__iter__")):
+            raise DataError(f"periods= must be a list of period labels, got {periods!r}.")
         df = df.reset_index(drop=True).copy()
         if "doc_id" not in df:
             df["doc_id"] = [f"d{i}" for i in range(len(df))]
+        if df["doc_id"].isna().any():
+            raise data_error("doc_id", "missing document ids", "give every document an id, or drop the column to "
+                             "number the rows", rows=np.flatnonzero(df["doc_id"].isna().to_numpy()).tolist())
         df["doc_id"] = df["doc_id"].astype(str)
         dup = df["doc_id"].duplicated(keep=False)
         if dup.any():
@@ -97,11 +109,32 @@ class PeriodCorpus:
         if empty.any():
             raise data_error("text", "empty or missing text", "drop these documents or fill their text",
                              ids=df.loc[empty, "doc_id"].tolist(), id_name="doc_id")
-        df["text"] = df["text"].astype(str)
+        not_str = ~df["text"].map(lambda v: isinstance(v, str))
+        if not_str.any():
+            raise data_error("text", f"values that are not text (e.g. {df.loc[not_str, 'text'].iloc[0]!r})",
+                             "check that 'text' is the right column, or convert these values to strings",
+                             ids=df.loc[not_str, "doc_id"].tolist(), id_name="doc_id")
 
         if order is None and "period_order" in df:
-            order = df.drop_duplicates("period").sort_values("period_order")["period"].tolist()
+            rank = pd.to_numeric(df["period_order"], errors="coerce")
+            bad = rank.isna() | ~np.isfinite(rank.astype(float))
+            if bad.any():
+                raise data_error("period_order", "values that are not numbers", "give each period a number "
+                                 "(its position in time), or drop the column", rows=np.flatnonzero(bad.to_numpy()).tolist())
+            per = pd.DataFrame({"period": df["period"], "rank": rank}).drop_duplicates()
+            clash = per["period"].duplicated(keep=False)
+            if clash.any():
+                raise data_error("period_order", f"period(s) {sorted(per.loc[clash, 'period'].unique().tolist(), key=str)[:5]} "
+                                 "have more than one period_order", "give every row of a period the same period_order")
+            order = per.sort_values("rank", kind="stable")["period"].tolist()
+        elif order is None:
+            check_label_types(pd.unique(df["period"]).tolist(), "period",
+                              "use one type for every period label (all numbers, or all strings), or pass order=[...]")
         order = list(order) if order is not None else _default_order(df["period"])
+        if not all(isinstance(p, Hashable) for p in [*order, *(periods or [])]):
+            raise DataError(f"order=/periods= must list period labels (numbers or strings), got {order!r}.")
+        if len(set(order)) != len(order):
+            raise DataError(f"order= lists a period twice: {order}. Fix: list every period once, in time order.")
         unknown = sorted(set(df["period"]) - set(order), key=str)
         if unknown:
             raise data_error("period", f"periods {unknown} are not in order={order}", "add them to order= or drop them")
@@ -120,10 +153,18 @@ class PeriodCorpus:
     @classmethod
     def from_csv(cls, path: str | Path, **kwargs) -> "PeriodCorpus":
         """Read a CSV with columns period, text (and optionally doc_id, date, period_order)."""
-        return cls.from_frame(pd.read_csv(path, dtype={"doc_id": str}), **kwargs)
+        return cls.from_frame(read_frame(pd.read_csv, path, what="period corpus CSV",
+                                         dtype={"doc_id": str, "text": str}), **kwargs)
 
     def __len__(self) -> int:
         return len(self.df)
+
+    def require_periods(self, n: int = 2, what: str = "this analysis") -> "PeriodCorpus":
+        """Raise a DataError unless the corpus has at least ``n`` periods (e.g. semantic change needs 2)."""
+        if len(self.periods) < n:
+            raise DataError(f"{what} needs at least {n} periods, but the corpus has {len(self.periods)} "
+                            f"({self.periods}). Fix: give documents from {n} or more periods (column 'period').")
+        return self
 
     def __repr__(self) -> str:
         sizes = self.df["period"].value_counts()

@@ -3,27 +3,62 @@ plus a networkx graph over the units.
 
 Every document's unit must be a node of the graph, every edge must join two known units, and
 every declared time slice must have documents. Isolated units are allowed (they have no edges).
+
+Documented rules (each with a warning, never silent):
+- a self-loop (an edge from a unit to itself) is not a social tie: it is dropped;
+- integer time slices with gaps (0, 2, 5) are kept as given, in order, and the methods treat them as
+  consecutive steps; the warning names the missing slices (pass ``slices=`` to declare the order
+  yourself, which silences it).
+Edge weights must be finite numbers. Time labels must be of one type (all numbers or all strings).
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, data_error, require_columns
+from .errors import DataError, check_label_types, data_error, read_frame, require_columns, require_scalars
 
 
 def _graph_from_edges(edges, units: list[str] | None, doc_units: set[str]) -> nx.Graph:
     """Build a graph from an edge table or list; endpoints must be declared units (or units with documents)."""
     if isinstance(edges, pd.DataFrame):
         require_columns(edges, ("source", "target"), "edge list")
+        require_scalars(edges, ("source", "target", "weight"), "edge list")
+        ends = edges[["source", "target"]].isna().any(axis=1)
+        if ends.any():
+            raise data_error("source/target", "edges with a missing endpoint", "fill or drop these edges",
+                             rows=np.flatnonzero(ends.to_numpy()).tolist())
         weight = edges["weight"].tolist() if "weight" in edges else [1.0] * len(edges)
         pairs = list(zip(edges["source"].astype(str), edges["target"].astype(str), weight))
     else:
-        pairs = [(str(e[0]), str(e[1]), float(e[2]) if len(e) > 2 else 1.0) for e in edges]
+        try:
+            rows = [tuple(e) for e in edges]
+        except TypeError:
+            raise DataError("edges must be a DataFrame(source, target[, weight]) or a list of (source, target"
+                            "[, weight]) tuples.") from None
+        short = [i for i, e in enumerate(rows) if len(e) not in (2, 3)]
+        if short:
+            raise data_error("edges", "edges that are not (source, target[, weight]) tuples",
+                             "give two units (and optionally a weight) per edge", rows=short)
+        pairs = [(str(e[0]), str(e[1]), e[2] if len(e) > 2 else 1.0) for e in rows]
+    bad_w = [i for i, (_, _, w) in enumerate(pairs)
+             if isinstance(w, (bool, np.bool_)) or not isinstance(w, (int, float, np.integer, np.floating))
+             or not math.isfinite(float(w))]
+    if bad_w:
+        raise data_error("weight", f"edge weights that are not finite numbers (e.g. {pairs[bad_w[0]][2]!r})",
+                         "use numbers (1.0 when unweighted) or drop the weight column", rows=bad_w)
+    pairs = [(a, b, float(w)) for a, b, w in pairs]
+    loops = [i for i, (a, b, _) in enumerate(pairs) if a == b]
+    if loops:
+        warnings.warn(f"SocialCorpus: dropped {len(loops)} self-loop edge(s) (a unit linked to itself, first: "
+                      f"{pairs[loops[0]][0]!r}, edge row {loops[0]}); a self-loop is not a social tie.", stacklevel=3)
+        pairs = [p for i, p in enumerate(pairs) if i not in set(loops)]
     known = set(map(str, units)) if units is not None else set(doc_units)
     bad = [(a, b) for a, b, _ in pairs if a not in known or b not in known]
     if bad:
@@ -51,9 +86,15 @@ class SocialCorpus:
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"SocialCorpus.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
         require_columns(df, ("unit", "time", "text"), "SocialCorpus")
+        require_scalars(df, ("unit", "time", "text", "doc_id"), "SocialCorpus")
+        if df.empty:
+            raise DataError("SocialCorpus input has no rows. Fix: pass at least one document.")
         df = df.reset_index(drop=True).copy()
         if "doc_id" not in df:
             df["doc_id"] = [f"d{i}" for i in range(len(df))]
+        if df["doc_id"].isna().any():
+            raise data_error("doc_id", "missing document ids", "give every document an id, or drop the column to "
+                             "number the rows", rows=np.flatnonzero(df["doc_id"].isna().to_numpy()).tolist())
         df["doc_id"] = df["doc_id"].astype(str)
         if df["unit"].isna().any():
             raise data_error("unit", "documents without a social unit", "give every document a unit or drop it",
@@ -66,7 +107,18 @@ class SocialCorpus:
         if empty.any():
             raise data_error("text", "empty or missing text", "drop these documents or fill their text",
                              ids=df.loc[empty, "doc_id"].tolist(), id_name="doc_id")
-        df["text"] = df["text"].astype(str)
+        not_str = ~df["text"].map(lambda v: isinstance(v, str))
+        if not_str.any():
+            raise data_error("text", f"values that are not text (e.g. {df.loc[not_str, 'text'].iloc[0]!r})",
+                             "check that 'text' is the right column, or convert these values to strings",
+                             ids=df.loc[not_str, "doc_id"].tolist(), id_name="doc_id")
+        dup = df["doc_id"].duplicated(keep=False)
+        if dup.any():
+            raise data_error("doc_id", "duplicate document ids", "make doc ids unique or drop the column to number rows",
+                             ids=sorted(df.loc[dup, "doc_id"].unique()), id_name="doc_id")
+        if slices is None:
+            check_label_types(pd.unique(df["time"]).tolist(), "time",
+                              "use one type for every time slice (all numbers, or all strings), or pass slices=[...]")
 
         if isinstance(graph, (pd.DataFrame, list, tuple)) and edges is None:
             graph, edges = None, graph
@@ -79,13 +131,27 @@ class SocialCorpus:
             raise DataError(f"graph must be a networkx.Graph, got {type(graph).__name__}. Fix: pass edges= instead.")
         else:
             graph = nx.relabel_nodes(graph, {n: str(n) for n in graph.nodes}, copy=True)
+            loops = list(nx.selfloop_edges(graph))
+            if loops:
+                warnings.warn(f"SocialCorpus: dropped {len(loops)} self-loop edge(s) (a unit linked to itself, "
+                              f"first: {loops[0][0]!r}); a self-loop is not a social tie.", stacklevel=2)
+                graph.remove_edges_from(loops)
         missing = sorted(set(df["unit"]) - set(graph.nodes))
         if missing:
             rows = np.flatnonzero(df["unit"].isin(missing).to_numpy()).tolist()
             raise data_error("unit", f"unit(s) {missing[:5]} have documents but are not nodes of the graph",
                              "add them to the graph (isolated nodes are fine) or drop their documents", rows=rows)
 
+        if slices is not None and (isinstance(slices, (str, bytes)) or not hasattr(slices, "__iter__")):
+            raise DataError(f"slices= must be a list of time slices in order, got {slices!r}.")
         order = list(slices) if slices is not None else sorted(pd.unique(df["time"]).tolist())
+        if slices is None:
+            ints = [int(t) for t in order if isinstance(t, (int, np.integer)) and not isinstance(t, bool)]
+            if len(ints) == len(order) > 1 and ints[-1] - ints[0] + 1 != len(ints):
+                missing = sorted(set(range(ints[0], ints[-1] + 1)) - set(ints))
+                warnings.warn(f"SocialCorpus: time slices {ints} have gaps (no documents in {missing[:10]}"
+                              f"{' ...' if len(missing) > 10 else ''}); the slices are used in order as consecutive "
+                              "steps. Pass slices=[...] to declare the order and silence this.", stacklevel=2)
         counts = df["time"].value_counts()
         empty_slices = [s for s in order if counts.get(s, 0) == 0]
         if empty_slices:
@@ -101,8 +167,10 @@ class SocialCorpus:
     @classmethod
     def from_csv(cls, docs: str | Path, edges: str | Path, **kwargs) -> "SocialCorpus":
         """Read documents (unit, time, text) and an edge list (source, target[, weight]) from CSV files."""
-        return cls.from_frame(pd.read_csv(docs, dtype={"unit": str, "doc_id": str}),
-                              edges=pd.read_csv(edges, dtype={"source": str, "target": str}), **kwargs)
+        return cls.from_frame(read_frame(pd.read_csv, docs, what="documents CSV",
+                                         dtype={"unit": str, "doc_id": str, "text": str}),
+                              edges=read_frame(pd.read_csv, edges, what="edge list CSV",
+                                               dtype={"source": str, "target": str}), **kwargs)
 
     def __len__(self) -> int:
         return len(self.df)

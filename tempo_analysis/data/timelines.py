@@ -9,6 +9,11 @@ real gap (the current post, or a post at the same second) and is never a padding
 Ordering policy: with ``sort=True`` (default) posts are stably sorted by timestamp within each
 timeline and a warning says how many timelines were reordered; with ``sort=False`` unsorted input
 is refused with a :class:`DataError` naming the timeline and row.
+
+Timestamps: datetimes, ISO 8601 strings (naive = UTC), or numbers with a declared ``time_unit``
+(one of ``TIME_UNITS``). A column that mixes numbers with strings is refused (a number there
+would otherwise be read as nanoseconds since 1970); numbers beyond the years 1677-2262 are refused
+as a wrong unit. ``text`` must be strings (a numeric column is usually the wrong column).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, data_error, require_columns
+from .errors import DataError, data_error, read_frame, require_columns, require_scalars
 
 REQUIRED = ("timeline_id", "post_id", "timestamp", "text")
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0, "D": 86400.0}
@@ -34,6 +39,17 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
     """Return (UTC timestamps, seconds as float64) or raise naming the bad rows."""
     if pd.api.types.is_bool_dtype(col):
         raise data_error("timestamp", "booleans are not timestamps", "pass datetimes or numbers with time_unit")
+    if col.dtype == object:
+        # JSON lines and hand-built frames can mix numbers with date strings in one column: a
+        # number there would otherwise be read as nanoseconds since 1970.
+        is_num = col.map(lambda v: isinstance(v, (int, float, np.integer, np.floating))
+                         and not isinstance(v, (bool, np.bool_)))
+        if is_num.all():
+            col = col.astype("float64")
+        elif is_num.any():
+            rows = np.flatnonzero(is_num.to_numpy()).tolist()
+            raise data_error("timestamp", "numbers mixed with other timestamp values",
+                             "use one kind: ISO 8601 strings for every row, or numbers with time_unit", rows=rows)
     if pd.api.types.is_numeric_dtype(col):
         if time_unit is None:
             raise data_error("timestamp", "numeric timestamps need a declared unit",
@@ -45,6 +61,12 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
         if len(bad):
             raise data_error("timestamp", "NaN or infinite timestamps", "fill or drop these rows", rows=bad.tolist())
         seconds = values.to_numpy() * TIME_UNITS[time_unit]
+        # pandas datetimes span the years 1677-2262; beyond that a unit is almost surely wrong
+        out = np.flatnonzero(np.abs(seconds) > 9.2e9)
+        if len(out):
+            raise data_error("timestamp", f"values {values.iloc[out[:3]].tolist()} with time_unit={time_unit!r} lie "
+                             "outside the years 1677-2262", "check time_unit (e.g. 'ms' for epoch milliseconds)",
+                             rows=out.tolist())
         stamps = pd.to_datetime(seconds, unit="s", utc=True)
         return pd.Series(stamps, index=col.index), seconds
     # Datetimes or strings: naive values are taken as UTC; aware ones are converted to UTC.
@@ -70,6 +92,11 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
                              "use ISO 8601 strings (e.g. '2017-03-01T12:00:00Z'), datetimes, or numbers with time_unit",
                              rows=bad)
         stamps = pd.Series(pd.DatetimeIndex(parsed), index=col.index)
+    lo, hi = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
+    out = np.flatnonzero(((stamps < lo) | (stamps > hi)).to_numpy())
+    if len(out):
+        raise data_error("timestamp", f"dates {[str(col.iloc[i]) for i in out[:3]]} lie outside the years 1677-2262",
+                         "correct these dates (a typo in the year?) or drop the rows", rows=out.tolist())
     stamps = stamps.dt.as_unit("ns")
     return stamps, stamps.astype("int64").to_numpy() / 1e9
 
@@ -115,7 +142,13 @@ class Timelines:
         """Validate a DataFrame of posts. See the module docstring for the ordering policy."""
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"Timelines.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
+        if time_unit is not None and time_unit not in TIME_UNITS:
+            raise DataError(f"time_unit={time_unit!r} is not known. Fix: use one of {list(TIME_UNITS)}.")
+        if isinstance(min_posts, bool) or not isinstance(min_posts, (int, np.integer)) or min_posts < 1:
+            raise DataError(f"min_posts must be a positive integer, got {min_posts!r}. Fix: use min_posts=2 "
+                            "(the default) or min_posts=1 to keep single-post timelines.")
         require_columns(df, REQUIRED, "Timelines")
+        require_scalars(df, (*REQUIRED, "label", "author"), "Timelines")
         df = df.reset_index(drop=True).copy()
         if df.empty:
             raise DataError("Timelines input has no rows. Fix: pass at least one timeline with posts.")
@@ -136,6 +169,12 @@ class Timelines:
             raise data_error("text", "empty or missing text", "drop these posts or fill their text",
                              ids=df.loc[empty, "post_id"].tolist(), id_name="post_id",
                              rows=np.flatnonzero(empty.to_numpy()).tolist())
+        not_str = ~text.map(lambda v: isinstance(v, str))
+        if not_str.any():
+            raise data_error("text", f"values that are not text (e.g. {text[not_str].iloc[0]!r})",
+                             "check that 'text' is the right column, or convert these values to strings",
+                             ids=df.loc[not_str, "post_id"].tolist(), id_name="post_id",
+                             rows=np.flatnonzero(not_str.to_numpy()).tolist())
         df["text"] = text.astype(str)
         df["timestamp"], df["seconds"] = _parse_timestamps(df["timestamp"], time_unit)
         if "label" in df:
@@ -169,12 +208,15 @@ class Timelines:
     @classmethod
     def from_csv(cls, path: str | Path, **kwargs) -> "Timelines":
         """Read a CSV with the columns of :meth:`from_frame`."""
-        return cls.from_frame(pd.read_csv(path, dtype={"timeline_id": str, "post_id": str}), **kwargs)
+        return cls.from_frame(read_frame(pd.read_csv, path, what="timelines CSV",
+                                         dtype={"timeline_id": str, "post_id": str, "text": str}), **kwargs)
 
     @classmethod
     def from_jsonl(cls, path: str | Path, **kwargs) -> "Timelines":
         """Read JSON lines with the fields of :meth:`from_frame`."""
-        return cls.from_frame(pd.read_json(path, lines=True, dtype={"timeline_id": str, "post_id": str}), **kwargs)
+        return cls.from_frame(read_frame(pd.read_json, path, what="timelines JSON-lines file",
+                                         fix="write one JSON object per line with the Timelines fields",
+                                         lines=True, dtype={"timeline_id": str, "post_id": str}), **kwargs)
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:

@@ -6,12 +6,12 @@
 Runs unchanged under `torchrun --nproc_per_node N` (DistributedDataParallel).
 """
 
-from .checkpoint import load_checkpoint, save_checkpoint
+from .checkpoint import ForeignCheckpointError, load_checkpoint, save_checkpoint
 from .config import TrainConfig, lr_factor
 from .seeding import pick_device, seed_everything
 from .trainer import Trainer, default_loss_fn, move_to_device
 
 __all__ = [
     "Trainer", "TrainConfig", "seed_everything", "pick_device", "save_checkpoint", "load_checkpoint",
-    "move_to_device", "default_loss_fn", "lr_factor",
+    "move_to_device", "default_loss_fn", "lr_factor", "ForeignCheckpointError",
 ]

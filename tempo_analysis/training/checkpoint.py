@@ -8,19 +8,68 @@ calls `torch.load`/pickle, so a checkpoint from an untrusted source cannot run c
 File layout (the safetensors format): 8-byte little-endian header length N, N bytes of JSON
 header {name: {dtype, shape, data_offsets}, "__metadata__": {"format": "pt", "tempo_analysis": <json>}},
 then the raw tensor bytes.
+
+Ours or theirs: a file is a Trainer checkpoint when its header carries our JSON with ``kind``
+"best" or "last" (:func:`checkpoint_meta` reads the header only). The Trainer refuses to replace or
+resume from a ``best``/``last.safetensors`` that is not (:class:`ForeignCheckpointError`).
+Temp files (``.NAME.tmp-<pid>``) of writers that died (SIGKILL, power loss) are removed at the
+start of the next save (:func:`tempo_analysis.outputs.clean_stale_temps`).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import struct
 from pathlib import Path
 
 import torch
-from safetensors import safe_open
+from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as _st_save
 
+from tempo_analysis.outputs import OutputExistsError, clean_stale_temps
+
 META_KEY = "tempo_analysis"  # the __metadata__ key that holds our JSON
+_MAX_HEADER = 100 * 1024 * 1024  # the safetensors format's own limit on the JSON header
+
+
+class ForeignCheckpointError(OutputExistsError):
+    """A checkpoint file in the way that the Trainer did not write (a DataError: bad input, exit 2)."""
+
+
+def checkpoint_meta(path) -> dict | None:
+    """Our JSON metadata of a checkpoint file, read from its header only; None if it is not one of ours.
+
+    Anything else (a user's safetensors, a file of another format, a truncated file) gives None.
+    """
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(8)
+            if len(head) != 8:
+                return None
+            (n,) = struct.unpack("<Q", head)
+            if not 0 < n <= _MAX_HEADER:
+                return None
+            header = json.loads(fh.read(n))
+        meta = json.loads(header["__metadata__"][META_KEY])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return meta if isinstance(meta, dict) else None
+
+
+def check_ours(path, kind: str) -> None:
+    """Raise ForeignCheckpointError if ``path`` exists and is not a Trainer checkpoint of ``kind``."""
+    path = Path(path)
+    if not path.exists() and not path.is_symlink():
+        return
+    meta = checkpoint_meta(path) if path.is_file() else None
+    if meta is None or meta.get("kind") != kind:
+        what = ("a folder" if path.is_dir() else
+                f"a Trainer '{meta.get('kind')}' checkpoint, not '{kind}'" if meta else
+                "not a checkpoint written by the tempo_analysis Trainer (no Trainer metadata in its header)")
+        raise ForeignCheckpointError(
+            f"{path} is {what}; the Trainer neither replaces nor resumes from it. Fix: move that file away, "
+            "or set TrainConfig.checkpoint_dir to a folder of its own.")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -34,6 +83,7 @@ def save_checkpoint(path, tensors: dict[str, torch.Tensor], metadata: dict | Non
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temps(path.parent)        # temp files of writers killed mid-write (their pid is gone)
     try:
         meta_json = json.dumps(metadata or {})
     except TypeError as exc:
@@ -83,11 +133,15 @@ def load_checkpoint(path, device: str | torch.device = "cpu") -> tuple[dict[str,
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {path} does not exist; check TrainConfig.checkpoint_dir")
     tensors = {}
-    with safe_open(str(path), framework="pt", device=str(device)) as fh:
-        header_meta = fh.metadata() or {}
-        for name in fh.keys():
-            tensors[name] = fh.get_tensor(name)
-    metadata = json.loads(header_meta[META_KEY]) if META_KEY in header_meta else dict(header_meta)
+    try:
+        with safe_open(str(path), framework="pt", device=str(device)) as fh:
+            header_meta = fh.metadata() or {}
+            for name in fh.keys():
+                tensors[name] = fh.get_tensor(name)
+        metadata = json.loads(header_meta[META_KEY]) if META_KEY in header_meta else dict(header_meta)
+    except (SafetensorError, ValueError) as e:   # not safetensors, truncated, or our JSON is damaged
+        raise ForeignCheckpointError(f"{path} is not a readable safetensors checkpoint ({str(e).splitlines()[0]}). "
+                                     "Fix: pass a file written by save_checkpoint / the Trainer.") from None
     return tensors, metadata
 
 

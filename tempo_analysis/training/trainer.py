@@ -13,6 +13,11 @@ computed, the best weights are remembered, early stopping is decided, and, with 
 A rerun with the same config resumes from `last` and ends with the same weights as a run that was
 never interrupted (model, optimiser, scheduler, counters, history and every RNG are restored; the
 data position is replayed). Under torchrun the same code runs DDP (see distributed.py).
+
+Before any work, `fit` checks `checkpoint_dir`: a `best`/`last.safetensors` there that the Trainer
+did not write (no Trainer metadata) is never replaced nor resumed from (ForeignCheckpointError, a
+DataError naming the file), and temp files of a run that was killed mid-write are removed. A kill
+at any moment leaves the previous `last.safetensors` complete and loadable (atomic rename).
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ import torch
 from torch.optim.lr_scheduler import LambdaLR
 from torch.utils.data import DataLoader, DistributedSampler, IterableDataset
 from tqdm.auto import tqdm
+
+from tempo_analysis.outputs import clean_stale_temps
 
 from . import checkpoint as ckpt
 from . import distributed as ddp
@@ -188,6 +195,7 @@ class Trainer:
         cfg = self.config
         if cfg.patience is not None and dev_data is None:
             raise ValueError("TrainConfig.patience is set but dev_data is None; pass dev_data or patience=None")
+        self._check_checkpoint_dir()                    # before any work: fails in milliseconds
         model = self._setup()
         self._reset_state()
         seed_everything(cfg.seed)
@@ -350,6 +358,19 @@ class Trainer:
                 "model": w_meta, "optimizer": o_meta, "scheduler": ckpt.scheduler_state(self.scheduler_),
                 "rng": r_meta, "epoch_rng": e_meta, "trainer": self._trainer_state()})
         ddp.barrier(self.dist_)                                    # nobody reads a file still being written
+
+    def _check_checkpoint_dir(self):
+        """Refuse a checkpoint_dir whose best/last.safetensors we did not write; drop dead runs' temp files."""
+        cfg = self.config
+        if cfg.checkpoint_dir is None:
+            return
+        folder = Path(cfg.checkpoint_dir)
+        if folder.exists() and not folder.is_dir():
+            raise ckpt.ForeignCheckpointError(f"TrainConfig.checkpoint_dir {str(folder)!r} is a file, not a folder. "
+                                              "Fix: pass a folder path.")
+        ckpt.check_ours(folder / "last.safetensors", "last")
+        ckpt.check_ours(folder / "best.safetensors", "best")
+        clean_stale_temps(folder)    # any rank may do it: only files of dead processes go
 
     def _maybe_resume(self):
         """Load checkpoint_dir/last.safetensors if present; return the RNG states to restore (or None)."""

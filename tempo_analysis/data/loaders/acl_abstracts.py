@@ -24,7 +24,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.errors import YEAR_RANGE, DataError, DataPathError
 
 ACL_SPLIT = {"train": (2003, 2019), "dev": 2020, "test": 2021}
 MISSING_YEARS = (2018, 2020, 2021)
@@ -39,11 +39,15 @@ def abstract_files(abstracts_dir) -> dict[int, Path]:
     """{year: path} for every ``papers_YYYY.txt`` in the folder."""
     folder = Path(abstracts_dir)
     if not folder.is_dir():
-        raise FileNotFoundError(f"acl_abstracts: abstracts_dir {str(folder)!r} is not a folder; pass the folder "
+        raise DataPathError(f"acl_abstracts: abstracts_dir {str(folder)!r} is not a folder; pass the folder "
                                 "holding papers_YYYY.txt (e.g. ../shared/data/acl_abstracts_by_year)")
     files = {int(m.group(1)): p for p in folder.iterdir() if (m := _FILE.match(p.name))}
     if not files:
         raise DataError(f"acl_abstracts: no papers_YYYY.txt files in {str(folder)!r}; pass the abstracts folder")
+    odd = sorted(files[y].name for y in files if not YEAR_RANGE[0] <= y <= YEAR_RANGE[1])
+    if odd:
+        raise DataError(f"acl_abstracts: file(s) {odd[:5]} in {str(folder)!r} name years outside "
+                        f"{YEAR_RANGE[0]}-{YEAR_RANGE[1]} (a typo?). Fix: rename them to papers_YYYY.txt with the right year.")
     return files
 
 
@@ -55,7 +59,7 @@ def _xml_abstracts(xml_dir, years: set[int], progress: bool) -> pd.DataFrame:
 
     folder = Path(xml_dir)
     if not folder.is_dir():
-        raise FileNotFoundError(f"acl_abstracts: xml_dir {str(folder)!r} is not a folder; pass the Anthology "
+        raise DataPathError(f"acl_abstracts: xml_dir {str(folder)!r} is not a folder; pass the Anthology "
                                 "'xml' folder (e.g. ../shared/data/acl_anthology_xml/xml)")
     files = [p for p in sorted(folder.glob("*.xml")) if parse_collection_id(p.stem)[1] in years | {None}]
     rows = []

@@ -21,7 +21,7 @@ from typing import Iterable
 import pandas as pd
 from tqdm.auto import tqdm
 
-from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.errors import DataError, DataPathError
 
 COLUMNS = ["paper_id", "year", "venue", "volume_id", "authors", "title", "abstract"]
 
@@ -122,7 +122,7 @@ def load_acl_xml(xml_dir: str | Path, years: Iterable[int] | None = None, progre
     """
     xml_dir = Path(xml_dir)
     if not xml_dir.is_dir():
-        raise FileNotFoundError(
+        raise DataPathError(
             f"acl_xml: xml_dir {str(xml_dir)!r} is not a folder; pass the folder holding the Anthology "
             "XML files (e.g. ../shared/data/acl_anthology_xml/xml)."
         )

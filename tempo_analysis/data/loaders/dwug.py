@@ -7,19 +7,22 @@
     DIR/stats/**/stats_groupings.csv     tab-separated; lemma, change_graded[, change_binary]
                                           (several files: the one under an ``opt/`` folder wins)
 
-``grouping`` is the period (1 = earlier, 2 = later; any sortable labels work). Offsets are checked:
+``grouping`` is the period (1 = earlier, 2 = later). Numeric groupings sort as numbers, other
+labels as strings; a folder that mixes the two (``1`` and ``late``) is refused, naming the files
+(their order in time would be a guess). Offsets are checked:
 out of range, pointing at whitespace, or cutting a word in half is a :class:`DataError` naming the
 lemma, the file and the row. Lemmas with POS suffixes (``plane_nn``) map to surface forms.
 """
 from __future__ import annotations
 
 import csv
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataPathError, read_frame
 from ..periods import PeriodCorpus, TargetUsage
 from .semeval import strip_pos
 
@@ -38,7 +41,42 @@ class DWUGData:
 
 
 def _read_tsv(path: Path) -> pd.DataFrame:
-    return pd.read_csv(path, sep="\t", quoting=csv.QUOTE_NONE, dtype=str, keep_default_na=False)
+    with warnings.catch_warnings():         # a line of the wrong width is named below, not warned about
+        warnings.simplefilter("ignore", pd.errors.ParserWarning)
+        df = read_frame(pd.read_csv, path, what="DWUG file", sep="\t", quoting=csv.QUOTE_NONE, dtype=str,
+                        keep_default_na=False, index_col=False,
+                        fix="DWUG files are tab-separated UTF-8 with a header line")
+    # pandas pads a short line with empty values (and may take a long one's first field as an index):
+    # name such lines rather than read wrong fields
+    lines = path.read_text(encoding="utf-8").splitlines()
+    width = lines[0].count("\t")
+    odd = [i for i, line in enumerate(lines[1:], 2) if line.strip() and line.count("\t") != width]
+    if odd:
+        raise DataError(f"{path} line(s) {odd[:5]}: a different number of tab-separated fields than the header "
+                        f"({width + 1}). Fix: every line needs one value per column (tab-separated, no tabs or "
+                        "quoting inside values).")
+    return df.reset_index(drop=True)
+
+
+def _is_number(label: str) -> bool:
+    try:
+        float(label)
+    except ValueError:
+        return False
+    return True
+
+
+def _period_order(groupings: dict[str, set[str]]) -> list[str]:
+    """Groupings in time order: numbers numerically, labels as strings; mixing the two is refused."""
+    labels = sorted({g for gs in groupings.values() for g in gs})
+    numeric = [g for g in labels if _is_number(g)]
+    if numeric and len(numeric) < len(labels):
+        other = [g for g in labels if not _is_number(g)]
+        files = sorted(f for f, gs in groupings.items() if gs & set(other))[:3]
+        raise DataError(f"column 'grouping' mixes numbers {numeric[:5]} with labels {other[:5]} (e.g. in {files}); "
+                        "their order in time is ambiguous. Fix: use one kind of grouping in every uses.csv "
+                        "(DWUG uses 1 = earlier, 2 = later).")
+    return sorted(labels, key=float) if numeric else labels
 
 
 def _parse_span(value: str, text: str, where: str) -> tuple[int, int]:
@@ -72,17 +110,21 @@ def find_stats_file(root: Path) -> Path | None:
 
 def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> DWUGData:
     """Read ``DIR/data/<lemma>/uses.csv`` and the graded truth into the shared types."""
+    if pos not in ("strip", "keep"):
+        raise DataError(f"pos must be 'strip' or 'keep', got {pos!r}.")
+    if isinstance(lemmas, str):
+        lemmas = [lemmas]
     root = Path(path)
     data = root / "data"
     if not data.is_dir():
-        raise DataError(f"{data} does not exist. Fix: pass a DWUG folder holding data/<lemma>/uses.csv.")
+        raise DataPathError(f"{data} does not exist. Fix: pass a DWUG folder holding data/<lemma>/uses.csv.")
     folders = sorted(p for p in data.iterdir() if (p / "uses.csv").is_file())
     if lemmas is not None:
         folders = [p for p in folders if p.name in set(lemmas) or strip_pos(p.name)[0] in set(lemmas)]
     if not folders:
         raise DataError(f"no <lemma>/uses.csv under {data}. Fix: check the DWUG folder layout.")
     mapping = (lambda w: strip_pos(w)[0]) if pos == "strip" else (lambda w: w)
-    usages, docs, target_map = [], [], {}
+    usages, docs, target_map, groupings = [], [], {}, {}
     for folder in folders:
         f = folder / "uses.csv"
         df = _read_tsv(f)
@@ -95,17 +137,29 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             text = row["context"]
             if not text.strip():
                 raise DataError(f"{where}: column 'context' is empty. Fix: drop the row or fill its text.")
+            if not row["lemma"].strip() or not row["grouping"].strip():
+                raise DataError(f"{where}: column '{'lemma' if not row['lemma'].strip() else 'grouping'}' is empty. "
+                                "Fix: give every usage its lemma and its grouping (period).")
             a, b = _parse_span(row["indexes_target_token"], text, where)
             word = mapping(row["lemma"])
             prev = target_map.setdefault(word, row["lemma"])
             if prev != row["lemma"]:
                 raise DataError(f"lemmas {prev!r} and {row['lemma']!r} both become {word!r}. Fix: pos='keep'.")
             doc_id = row.get("identifier") or f"{folder.name}-{i}"
+            groupings.setdefault(str(f), set()).add(str(row["grouping"]))
             usages.append(TargetUsage(word, str(row["grouping"]), text, a, b, doc_id))
             docs.append({"doc_id": doc_id, "period": str(row["grouping"]), "text": text,
                          **({"date": row["date"]} if "date" in df else {})})
-    docs_df = pd.DataFrame(docs).drop_duplicates("doc_id")
-    order = sorted(docs_df["period"].unique(), key=lambda g: (float(g) if g.replace(".", "", 1).isdigit() else g))
+    if not docs:
+        raise DataError(f"the uses.csv files under {data} have no rows. Fix: check the DWUG folder.")
+    docs_df = pd.DataFrame(docs)
+    clash = docs_df.drop_duplicates(["doc_id", "period", "text"])["doc_id"].duplicated(keep=False)
+    if clash.any():
+        ids = sorted(docs_df.drop_duplicates(["doc_id", "period", "text"]).loc[clash, "doc_id"].unique())[:5]
+        raise DataError(f"column 'identifier': ids {ids} name different usages (another context or grouping). "
+                        "Fix: make identifiers unique across the folder.")
+    docs_df = docs_df.drop_duplicates("doc_id")
+    order = _period_order(groupings)
     corpus = PeriodCorpus.from_frame(docs_df, order=order)
     truth = None
     stats = find_stats_file(root)

@@ -6,30 +6,37 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataPathError, read_frame
 from ..periods import PeriodCorpus
 from ..social import SocialCorpus
 from ..timelines import Timelines
 
 _ID_COLS = {"timeline_id": str, "post_id": str, "doc_id": str, "unit": str, "source": str, "target": str}
+_CSV_COLS = {**_ID_COLS, "text": str}   # a text column of digits stays text in CSV
 
 
 def read_table(source) -> pd.DataFrame:
     """A DataFrame as is, or a ``.csv`` / ``.tsv`` / ``.jsonl`` / ``.json`` file read with id columns as strings."""
     if isinstance(source, pd.DataFrame):
         return source
+    if not isinstance(source, (str, Path)):
+        raise DataError(f"expected a DataFrame or a file path, got {type(source).__name__}.")
     path = Path(source)
+    if not path.exists():
+        raise DataPathError(f"input file {str(path)!r} does not exist. Fix: check the path.")
     if not path.is_file():
-        raise DataError(f"input file {str(path)!r} does not exist. Fix: check the path.")
+        raise DataPathError(f"input {str(path)!r} is not a file. Fix: pass a .csv, .tsv, .jsonl or .json file.")
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
     if suffix.startswith(".csv"):
-        return pd.read_csv(path, dtype=_ID_COLS)
+        return read_frame(pd.read_csv, path, what="CSV file", dtype=_CSV_COLS)
     if suffix.startswith(".tsv"):
-        return pd.read_csv(path, sep="\t", dtype=_ID_COLS)
+        return read_frame(pd.read_csv, path, what="TSV file", sep="\t", dtype=_CSV_COLS)
     if suffix.startswith(".jsonl"):
-        return pd.read_json(path, lines=True, dtype=_ID_COLS)
+        return read_frame(pd.read_json, path, what="JSON-lines file", lines=True, dtype=_ID_COLS,
+                          fix="write one JSON object per line, with the same fields on every line")
     if suffix.startswith(".json"):
-        return pd.read_json(path, dtype=_ID_COLS)
+        return read_frame(pd.read_json, path, what="JSON file", dtype=_ID_COLS,
+                          fix="write a JSON list of records, e.g. [{\"period\": 1, \"text\": \"...\"}]")
     raise DataError(f"cannot read {path.name!r}: unknown file type {suffix!r}. Fix: use .csv, .tsv, .jsonl or .json.")
 
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataPathError
 from ..periods import PeriodCorpus
 
 # shifted (by the historical record) and stable controls; no graded truth exists for this pair
@@ -72,12 +72,12 @@ def load_nltk_eras(root, *, old: str = "gutenberg", new: str = "brown",
     """A two-period corpus from an NLTK ``corpora`` folder: ``old`` (gutenberg) < ``new`` (brown)."""
     root = Path(root)
     if not root.is_dir():
-        raise DataError(f"NLTK corpora folder {str(root)!r} does not exist. Fix: pass the folder holding "
+        raise DataPathError(f"NLTK corpora folder {str(root)!r} does not exist. Fix: pass the folder holding "
                         "gutenberg/ and brown/ (e.g. ../shared/data/nltk_data/corpora).")
     readers = {"gutenberg": read_gutenberg, "brown": read_brown}
     for name in (old, new):
         if name not in readers:
-            raise ValueError(f"unknown NLTK corpus {name!r}; supported: {sorted(readers)}.")
+            raise DataError(f"unknown NLTK corpus {name!r}; supported: {sorted(readers)}.")
     rng = np.random.default_rng(seed)
     frames = []
     for name in (old, new):

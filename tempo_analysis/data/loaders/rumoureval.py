@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataPathError
 
 SPLITS = ("train", "dev", "test")
 STANCES = ("support", "deny", "query", "comment")
@@ -56,14 +56,24 @@ def lrs_labels(stances) -> list[str]:
     return labels
 
 
-def _read_tweet(path: Path) -> dict:
+def _read_json(path: Path, what: str):
     try:
-        tw = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise DataError(f"{path}: not a readable JSON {what} ({e}). Fix: point root at an unmodified "
+                        "RumourEval-2017 archive, or repair that file.") from None
+
+
+def _read_tweet(path: Path) -> dict:
+    tw = _read_json(path, "tweet")
+    try:
+        if not isinstance(tw.get("text"), str) or not str(tw["id_str"]).isdigit():
+            raise ValueError("'text' must be a string and 'id_str' a tweet id of digits")
         return dict(post_id=str(tw["id_str"]), text=str(tw["text"]),
                     timestamp=datetime.strptime(tw["created_at"], _TWITTER_TIME),
                     author=str((tw.get("user") or {}).get("screen_name", "")),
                     parent_id=tw.get("in_reply_to_status_id_str"))
-    except (KeyError, ValueError, json.JSONDecodeError) as e:
+    except (KeyError, ValueError, TypeError, AttributeError) as e:
         raise DataError(f"{path}: not a Twitter JSON tweet with id_str/text/created_at ({e}). "
                         "Fix: point root at an unmodified RumourEval-2017 archive.") from e
 
@@ -73,7 +83,7 @@ def load_rumoureval_frame(root, splits=SPLITS) -> pd.DataFrame:
     balance, event, split, parent_id), rows in timeline order."""
     root = Path(root)
     if not root.is_dir():
-        raise DataError(f"RumourEval folder {str(root)!r} does not exist. Fix: pass the folder that holds "
+        raise DataPathError(f"RumourEval folder {str(root)!r} does not exist. Fix: pass the folder that holds "
                         "train/, dev/, test/ and *-annotations/ (e.g. ../shared/data/rumoureval2017).")
     stance: dict[str, str] = {}
     found = [s for s in splits if (root / s).is_dir()]
@@ -82,7 +92,16 @@ def load_rumoureval_frame(root, splits=SPLITS) -> pd.DataFrame:
     for s in found:
         ann = root / f"{s}-annotations" / "subtaskA.json"
         if ann.is_file():
-            stance.update({str(k): v for k, v in json.loads(ann.read_text()).items()})
+            data = _read_json(ann, "annotation file")
+            if not isinstance(data, dict):
+                raise DataError(f"{ann}: expected a JSON object {{tweet_id: stance}}, got a {type(data).__name__}. "
+                                "Fix: use the archive's subtaskA.json.")
+            bad = {k: v for k, v in data.items() if v not in STANCES}
+            if bad:
+                k, v = next(iter(bad.items()))
+                raise DataError(f"{ann}: tweet {k}: stance {v!r} is not one of {STANCES} ({len(bad)} such). "
+                                "Fix: use RumourEval subtask A labels.")
+            stance.update({str(k): v for k, v in data.items()})
         else:
             warnings.warn(f"{ann} is missing: posts of split {s!r} have no stance, counted as comments",
                           stacklevel=2)

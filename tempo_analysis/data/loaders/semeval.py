@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError
+from ..errors import DataError, DataPathError
 from ..periods import PeriodCorpus
 
 POS_TAGS = {"nn", "nns", "nnp", "nnps", "vb", "vbd", "vbg", "vbn", "vbp", "vbz", "jj", "jjr", "jjs",
@@ -56,8 +57,11 @@ def _read_lines(folder: Path) -> list[str]:
     lines = []
     for p in files:
         opener = gzip.open if p.suffix == ".gz" else open
-        with opener(p, "rt", encoding="utf-8", errors="replace") as f:
-            lines.extend(line.strip() for line in f)
+        try:
+            with opener(p, "rt", encoding="utf-8", errors="replace") as f:
+                lines.extend(line.strip() for line in f)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as e:
+            raise DataError(f"{p}: not a readable gzip file ({e}). Fix: re-download or re-compress it.") from None
     return [x for x in lines if x]
 
 
@@ -69,11 +73,18 @@ def _corpus_dir(root: Path, name: str, text: str) -> Path:
     return sub if sub.is_dir() else d
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise DataError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}). Fix: save it as UTF-8.") from None
+
+
 def _read_truth(path: Path, column: str, mapping) -> pd.Series | None:
     if not path.is_file():
         return None
     rows = []
-    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    for i, line in enumerate(_read_text(path).splitlines(), 1):
         if not line.strip():
             continue
         parts = line.strip().split("\t") if "\t" in line else line.split()
@@ -83,7 +94,14 @@ def _read_truth(path: Path, column: str, mapping) -> pd.Series | None:
             rows.append((mapping(parts[0]), float(parts[1])))
         except ValueError:
             raise DataError(f"{path.name} line {i}: score {parts[1]!r} is not a number.") from None
-    return pd.Series(dict(rows), name=column)
+    words = [w for w, _ in rows]
+    dups = sorted({w for w in words if words.count(w) > 1})
+    if dups:
+        raise DataError(f"{path}: word(s) {dups[:5]} are listed twice. Fix: give one score per word.")
+    scores = [v for _, v in rows]
+    if any(v != v or v in (float("inf"), float("-inf")) for v in scores):
+        raise DataError(f"{path}: scores must be finite numbers (found NaN or inf). Fix: correct those lines.")
+    return pd.Series(dict(rows), name=column, dtype=float)
 
 
 def load_semeval(path, *, text: str = "lemma", pos: str = "strip", keep: str = "targets",
@@ -96,14 +114,18 @@ def load_semeval(path, *, text: str = "lemma", pos: str = "strip", keep: str = "
     """
     root = Path(path)
     if not root.is_dir():
-        raise DataError(f"SemEval folder {str(root)!r} does not exist. Fix: pass the folder holding corpus1/, "
+        raise DataPathError(f"SemEval folder {str(root)!r} does not exist. Fix: pass the folder holding corpus1/, "
                         "corpus2/, targets.txt and truth/.")
+    if text not in ("lemma", "token"):
+        raise DataError(f"text must be 'lemma' or 'token', got {text!r}.")
     if pos not in ("strip", "keep") or keep not in ("targets", "all"):
-        raise ValueError(f"pos must be 'strip'|'keep' (got {pos!r}); keep must be 'targets'|'all' (got {keep!r}).")
+        raise DataError(f"pos must be 'strip'|'keep' (got {pos!r}); keep must be 'targets'|'all' (got {keep!r}).")
     tfile = root / "targets.txt"
     if not tfile.is_file():
         raise DataError(f"{tfile} is missing. Fix: a SemEval-2020 Task 1 folder lists its targets in targets.txt.")
-    originals = [t.strip().split("\t")[0] for t in tfile.read_text(encoding="utf-8").splitlines() if t.strip()]
+    originals = [t.strip().split("\t")[0].strip() for t in _read_text(tfile).splitlines() if t.strip()]
+    if not originals:
+        raise DataError(f"{tfile} lists no targets. Fix: write one target word per line.")
     mapping = (lambda w: strip_pos(w)[0]) if pos == "strip" else (lambda w: w)
     target_map: dict[str, str] = {}
     for t in originals:

@@ -1,0 +1,129 @@
+"""One check for every model name the project loads: a local folder, or a Hugging Face hub name.
+
+Encoders (``load_encoder``), causal LMs (``--lm``), base models (``--base``) and saved runs all
+call :func:`resolve_model_name` before ``from_pretrained``, so they behave the same:
+
+- an existing local folder is used as is (it must hold ``config.json``);
+- a path-like name that does not exist is reported as a **missing path**, at once. Path-like:
+  it starts with ``.``, ``~``, ``/`` or ``\\``, contains ``\\`` or more than one ``/``, ends with
+  ``/``, is not a valid hub id, or its first part is an existing local folder (``mymodels/bert``
+  when ``mymodels/`` exists);
+- any other name is a hub name: used when it is in the local Hugging Face cache or the hub
+  answers one short connection attempt; otherwise :class:`ModelNotAvailable` at once (no retries),
+  telling the user to download it and pass the local folder. A name of the form ``a/b`` (a hub id,
+  but maybe a relative path) also says that no such local folder exists.
+
+Then load with ``from_pretrained(resolved, **from_pretrained_kwargs(resolved))``: offline, that
+sets ``local_files_only=True`` so transformers never starts its own retry loop.
+
+This module imports nothing heavy (no torch, no transformers): the CLI can call it before any work.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+import socket
+from pathlib import Path
+from urllib.parse import urlparse
+
+DEFAULT_ENDPOINT = "https://huggingface.co"
+_HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?$")
+_TRUE = ("1", "true", "yes", "on")
+
+
+class ModelNotAvailable(OSError):
+    """A model name that cannot be resolved here: a missing path, or a hub name while offline."""
+
+
+def hub_offline_by_env() -> bool:
+    """True when the user switched the hub off (HF_HUB_OFFLINE or TRANSFORMERS_OFFLINE)."""
+    return any(os.environ.get(v, "0").strip().lower() in _TRUE for v in ("HF_HUB_OFFLINE", "TRANSFORMERS_OFFLINE"))
+
+
+@functools.lru_cache(maxsize=8)
+def _connect(host: str, port: int, timeout: float) -> bool:
+    try:
+        with socket.create_connection((host, port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def hub_reachable(timeout: float = 2.0) -> bool:
+    """One short connection attempt to the hub (``HF_ENDPOINT`` or huggingface.co), remembered per process."""
+    if hub_offline_by_env():
+        return False
+    url = urlparse(os.environ.get("HF_ENDPOINT") or DEFAULT_ENDPOINT)
+    if not url.hostname:
+        return False
+    return _connect(url.hostname, url.port or (80 if url.scheme == "http" else 443), timeout)
+
+
+def hub_cached(name: str, filename: str = "config.json") -> bool:
+    """True when the hub name's ``filename`` is in the local Hugging Face cache (no network needed)."""
+    try:
+        from huggingface_hub import try_to_load_from_cache
+
+        return isinstance(try_to_load_from_cache(name, filename), str)
+    except Exception:  # not installed, or a name the cache cannot hold: not cached
+        return False
+
+
+def is_path_like(name: str) -> bool:
+    """Whether ``name`` can only be meant as a local path (see the module docstring)."""
+    name = str(name)
+    if name.startswith((".", "~", "/", "\\")) or "\\" in name or name.endswith("/") or name.count("/") > 1:
+        return True
+    if re.match(r"^[A-Za-z]:", name) or not _HUB_ID.match(name):
+        return True
+    first = name.split("/")[0]
+    return "/" in name and Path(first).is_dir()
+
+
+def resolve_model_name(name, *, what: str = "Model", required_file: str = "config.json", hint: str = "") -> str:
+    """Check ``name`` (a local folder or a hub name) at once; return what ``from_pretrained`` should get.
+
+    ``what`` names the thing in messages ("Encoder", "Causal LM", "--base model"); ``hint`` is
+    appended to the fixes (e.g. "or use 'default' for the embedded MiniLM").
+    Raises :class:`ModelNotAvailable` for a missing path, a folder without ``required_file``,
+    or a hub name that is neither cached nor reachable; ``ValueError`` for an empty name.
+    """
+    if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
+        raise ValueError(f"{what} name must be a non-empty string or path, got {name!r}.{_tail(hint)}")
+    name = os.fspath(name)
+    more = _tail(hint)
+    path = Path(name).expanduser()
+    if path.exists():
+        if not path.is_dir():
+            raise ModelNotAvailable(f"{what} path {str(path)!r} is a file; pass the folder that holds "
+                                    f"{required_file} and the weights.{more}")
+        if not (path / required_file).is_file():
+            raise ModelNotAvailable(f"{what} folder {str(path)!r} has no {required_file}: pass a folder saved with "
+                                    f"save_pretrained().{more}")
+        return str(path.resolve())
+    if is_path_like(name):
+        raise ModelNotAvailable(f"{what} path {name!r} does not exist (looked for {str(path.absolute())!r}): check "
+                                f"the path.{more}")
+    if hub_cached(name, required_file) or hub_reachable():
+        return name
+    local = (f" There is no local folder {str(path.absolute())!r} either; if you meant a path, check it."
+             if "/" in name else "")
+    raise ModelNotAvailable(
+        f"{what} {name!r} is not a local folder and the Hugging Face hub cannot be reached (offline).{local} "
+        f"Download it on a machine with internet (e.g. `huggingface-cli download {name} --local-dir "
+        f"./{name.split('/')[-1]}`), then pass that local folder path instead.{more}")
+
+
+def from_pretrained_kwargs(resolved: str) -> dict:
+    """``{"local_files_only": True}`` for a local folder or while the hub is unreachable (no retry loop)."""
+    return {"local_files_only": Path(resolved).exists() or not hub_reachable()}
+
+
+def _tail(hint: str) -> str:
+    return f" Or {hint.removeprefix('or ').rstrip('.')}." if hint else ""
+
+
+__all__ = ["ModelNotAvailable", "from_pretrained_kwargs", "hub_cached", "hub_offline_by_env", "hub_reachable",
+           "is_path_like", "resolve_model_name"]

@@ -1,0 +1,322 @@
+"""The bad-input table (docs/ROBUSTNESS.md) for the data model and every loader, as tests.
+
+Each row builds one bad input and states its outcome: a DataError whose message names the field
+(and the file or rows) and the fix, or a documented rule that applies with a warning. The CLI rows
+of the table are tested with the CLI (tests/cli, after the layout move).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+import pytest
+
+from tempo_analysis.data import DataError, PeriodCorpus, SocialCorpus, Timelines, UnsortedTimestampsWarning
+from tempo_analysis.data.errors import DataPathError, check_years
+from tempo_analysis.data.loaders.acl_abstracts import load_acl_abstracts
+from tempo_analysis.data.loaders.acl_xml import load_acl_xml
+from tempo_analysis.data.loaders.dwug import load_dwug
+from tempo_analysis.data.loaders.generic import load_period_corpus, load_social_corpus, load_timelines, read_table
+from tempo_analysis.data.loaders.nltk_corpora import load_nltk_eras
+from tempo_analysis.data.loaders.rumoureval import load_rumoureval
+from tempo_analysis.data.loaders.semeval import load_semeval
+
+from .builders import dwug_row, tweet, write_dwug, write_rumoureval, write_semeval
+
+
+@dataclass
+class Row:
+    """One row of the table: ``run(tmp_path)`` and what must come of it."""
+
+    id: str
+    run: Callable[[Path], object]
+    error: str | None = None          # regex the DataError message must match
+    warn: str | None = None           # regex of the documented warning (the call then succeeds)
+    check: Callable[[object], bool] | None = None   # on success: the rule was applied
+
+
+def posts(**cols) -> pd.DataFrame:
+    base = dict(timeline_id=["a", "a", "b", "b"], post_id=["1", "2", "3", "4"],
+                timestamp=["2020-01-01", "2020-01-02", "2020-01-01", "2020-01-03"], text=["w", "x", "y", "z"])
+    base.update(cols)
+    return pd.DataFrame(base)
+
+
+def docs(**cols) -> pd.DataFrame:
+    base = dict(period=[1990, 1990, 2000], text=["a cell", "the cell", "my cell phone"])
+    base.update(cols)
+    return pd.DataFrame(base)
+
+
+def social(**cols) -> pd.DataFrame:
+    base = dict(unit=["u", "v", "u"], time=[0, 1, 1], text=["a", "b", "c"])
+    base.update(cols)
+    return pd.DataFrame(base)
+
+
+def write(tmp: Path, name: str, content: str | bytes) -> Path:
+    p = tmp / name
+    p.write_bytes(content if isinstance(content, bytes) else content.encode("utf-8"))
+    return p
+
+
+TIMELINES = [
+    Row("timelines: NaN timestamps", lambda t: Timelines.from_frame(posts(timestamp=[1.0, np.nan, 3.0, 4.0]),
+                                                                    time_unit="s"),
+        error=r"column 'timestamp' at rows \[1\]: NaN"),
+    Row("timelines: non-numeric timestamps", lambda t: Timelines.from_frame(posts(timestamp=["2020-01-01", "yesterday",
+                                                                                   "2020-01-01", "2020-01-02"])),
+        error=r"column 'timestamp' at rows \[1\]: unparseable.*'yesterday'.*ISO 8601"),
+    Row("timelines: numbers mixed with date strings", lambda t: Timelines.from_frame(
+        posts(timestamp=[5, "2020-01-01", "2020-01-01", "2020-01-02"])),
+        error=r"column 'timestamp' at rows \[0\]: numbers mixed.*time_unit"),
+    Row("timelines: numbers without a unit", lambda t: Timelines.from_frame(posts(timestamp=[1, 2, 3, 4])),
+        error=r"column 'timestamp'.*declared unit.*time_unit="),
+    Row("timelines: numbers in an object column (JSON) follow time_unit", lambda t: Timelines.from_frame(
+        posts(timestamp=pd.Series([1, 2, 1, 3], dtype=object)), time_unit="s"),
+        check=lambda tl: tl.df["seconds"].tolist() == [1.0, 2.0, 1.0, 3.0]),
+    Row("timelines: unknown time unit", lambda t: Timelines.from_frame(posts(), time_unit="weeks"),
+        error=r"time_unit='weeks' is not known.*'s', 'ms'"),
+    Row("timelines: epoch value in a wrong unit", lambda t: Timelines.from_frame(
+        posts(timestamp=[1.5e18, 1.6e18, 1.5e18, 1.6e18]), time_unit="s"),
+        error=r"column 'timestamp'.*outside the years 1677-2262.*check time_unit"),
+    Row("timelines: unsorted, sort=False", lambda t: Timelines.from_frame(
+        posts(timestamp=["2020-01-02", "2020-01-01", "2020-01-01", "2020-01-02"]), sort=False),
+        error=r"column 'timestamp' at timeline_ids \['a'\].*go backwards.*sort=True"),
+    Row("timelines: unsorted, default (rule: sorted, warned)", lambda t: Timelines.from_frame(
+        posts(timestamp=["2020-01-02", "2020-01-01", "2020-01-01", "2020-01-02"])),
+        warn=r"sorted posts by timestamp in 1 timeline", check=lambda tl: tl.timeline("a")["post_id"].tolist() == ["2", "1"]),
+    Row("timelines: duplicate post ids", lambda t: Timelines.from_frame(posts(post_id=["1", "2", "2", "4"])),
+        error=r"column 'post_id' at post_ids \['2'\].*duplicate.*unique"),
+    Row("timelines: missing post ids", lambda t: Timelines.from_frame(posts(post_id=["1", None, "3", "4"])),
+        error=r"column 'post_id' at rows \[1\]: missing ids"),
+    Row("timelines: empty text", lambda t: Timelines.from_frame(posts(text=["w", "  ", "y", "z"])),
+        error=r"column 'text' at post_ids \['2'\].*empty.*drop"),
+    Row("timelines: text that is not text", lambda t: Timelines.from_frame(posts(text=["w", 3.5, "y", "z"])),
+        error=r"column 'text' at post_ids \['2'\].*not text"),
+    Row("timelines: nested values (JSON)", lambda t: Timelines.from_frame(posts(label=[["a"], "b", "c", "d"])),
+        error=r"column 'label' at rows \[0\].*single values"),
+    Row("timelines: single-post timeline", lambda t: Timelines.from_frame(posts(timeline_id=["a", "a", "b", "c"])),
+        error=r"column 'timeline_id' at timeline_ids \['b', 'c'\].*min_posts=1"),
+    Row("timelines: min_posts=0", lambda t: Timelines.from_frame(posts(), min_posts=0),
+        error=r"min_posts must be a positive integer"),
+    Row("timelines: missing column", lambda t: Timelines.from_frame(posts().drop(columns="text")),
+        error=r"missing column\(s\) \['text'\].*rename"),
+    Row("timelines: no rows", lambda t: Timelines.from_frame(posts().iloc[:0]), error=r"no rows"),
+    Row("timelines: 0-byte CSV", lambda t: Timelines.from_csv(write(t, "empty.csv", "")),
+        error=r"cannot read timelines CSV '.*empty\.csv': the file is empty"),
+    Row("timelines: broken CSV quoting", lambda t: Timelines.from_csv(write(t, "q.csv", 'timeline_id,text\n"a,b\n')),
+        error=r"cannot read timelines CSV '.*q\.csv'.*EOF inside string"),
+    Row("timelines: CSV not UTF-8", lambda t: Timelines.from_csv(write(t, "l1.csv", b"timeline_id,text\n\xff\xfe,x\n")),
+        error=r"cannot read timelines CSV '.*l1\.csv'.*not UTF-8"),
+    Row("timelines: broken JSON lines", lambda t: Timelines.from_jsonl(write(t, "b.jsonl", '{"timeline_id": "a"\n')),
+        error=r"cannot read timelines JSON-lines file '.*b\.jsonl'"),
+    Row("timelines: missing file", lambda t: Timelines.from_csv(t / "nope.csv"),
+        error=r"'.*nope\.csv' does not exist"),
+    Row("timelines: window size", lambda t: Timelines.from_frame(posts()).windows(0),
+        error=r"window size w must be a positive integer"),
+]
+
+PERIODS = [
+    Row("periods: mixed label types", lambda t: PeriodCorpus.from_frame(docs(period=[1, "late", "late"])),
+        error=r"column 'period' mixes label types: 1 \(number\), 'late' \(string\).*order="),
+    Row("periods: mixed types are fine with an explicit order", lambda t: PeriodCorpus.from_frame(
+        docs(period=[1, "late", "late"]), order=[1, "late"]), check=lambda c: c.periods == [1, "late"]),
+    Row("periods: period_order not numeric", lambda t: PeriodCorpus.from_frame(docs(period_order=["x", "x", 2])),
+        error=r"column 'period_order' at rows \[0, 1\]: values that are not numbers"),
+    Row("periods: two period_order values for one period", lambda t: PeriodCorpus.from_frame(
+        docs(period_order=[1, 2, 3])), error=r"column 'period_order'.*\[1990\].*more than one period_order"),
+    Row("periods: order lists a period twice", lambda t: PeriodCorpus.from_frame(docs(), order=[1990, 2000, 1990]),
+        error=r"lists a period twice"),
+    Row("periods: order is not a list", lambda t: PeriodCorpus.from_frame(docs(), order=1990),
+        error=r"order= must be a list"),
+    Row("periods: missing period", lambda t: PeriodCorpus.from_frame(docs(period=[1990, None, 2000])),
+        error=r"column 'period' at rows \[1\]: documents without a period"),
+    Row("periods: duplicate doc ids", lambda t: PeriodCorpus.from_frame(docs(doc_id=["a", "a", "b"])),
+        error=r"column 'doc_id' at doc_ids \['a'\]: duplicate"),
+    Row("periods: empty text", lambda t: PeriodCorpus.from_frame(docs(text=["a", "", "b"])),
+        error=r"column 'text' at doc_ids \['d1'\]: empty"),
+    Row("periods: numeric text column", lambda t: PeriodCorpus.from_frame(docs(text=[1, 2, 3])),
+        error=r"column 'text'.*not text.*right column"),
+    Row("periods: a declared period without documents", lambda t: PeriodCorpus.from_frame(docs(),
+                                                                                         order=[1990, 1995, 2000]),
+        error=r"period\(s\) \[1995\] have no documents"),
+    Row("periods: single period where two are needed", lambda t: PeriodCorpus.from_frame(
+        docs(period=[1990] * 3)).require_periods(2, "semantic change"),
+        error=r"semantic change needs at least 2 periods, but the corpus has 1 \(\[1990\]\)"),
+    Row("periods: 0-byte CSV", lambda t: load_period_corpus(write(t, "empty.csv", "")),
+        error=r"cannot read CSV file '.*empty\.csv': the file is empty"),
+    Row("periods: typo year", lambda t: check_years([2019, 20061, 2020], where="--test-year"),
+        error=r"--test-year: column 'year' at rows \[1\]: years \[20061\] lie outside 1000-2100.*year_range"),
+    Row("periods: year that is not a whole number", lambda t: check_years([2019, 2019.5]),
+        error=r"column 'year' at rows \[1\]: values that are not whole-number years"),
+    Row("periods: widened year range", lambda t: check_years([800, 900], year_range=(500, 2100)),
+        check=lambda r: r is None),
+]
+
+EDGES = pd.DataFrame(dict(source=["u"], target=["v"]))
+SOCIAL = [
+    Row("social: self-loop (rule: dropped, warned)", lambda t: SocialCorpus.from_frame(
+        social(), edges=[("u", "v"), ("u", "u")]),
+        warn=r"dropped 1 self-loop.*'u'", check=lambda c: c.graph.number_of_edges() == 1),
+    Row("social: self-loop in a graph (rule: dropped, warned)", lambda t: SocialCorpus.from_frame(
+        social(), nx.Graph([("u", "v"), ("v", "v")])), warn=r"self-loop", check=lambda c: not nx.number_of_selfloops(c.graph)),
+    Row("social: time-slice gaps (rule: kept in order, warned)", lambda t: SocialCorpus.from_frame(
+        social(time=[0, 2, 5]), edges=EDGES), warn=r"time slices \[0, 2, 5\] have gaps.*\[1, 3, 4\].*slices=",
+        check=lambda c: c.slices == [0, 2, 5]),
+    Row("social: isolated units are allowed", lambda t: SocialCorpus.from_frame(social(), edges=EDGES, units=["u", "v", "w"]),
+        check=lambda c: c.units == ["u", "v", "w"] and c.graph.degree("w") == 0),
+    Row("social: mixed time label types", lambda t: SocialCorpus.from_frame(social(time=[0, "late", "late"]), edges=EDGES),
+        error=r"column 'time' mixes label types"),
+    Row("social: edge to an unknown unit", lambda t: SocialCorpus.from_frame(social(), edges=[("u", "ghost")]),
+        error=r"column 'source/target'.*unknown unit.*'ghost'"),
+    Row("social: edge with a missing endpoint", lambda t: SocialCorpus.from_frame(
+        social(), edges=pd.DataFrame(dict(source=["u"], target=[None]))),
+        error=r"column 'source/target' at rows \[0\]: edges with a missing endpoint"),
+    Row("social: non-numeric weight", lambda t: SocialCorpus.from_frame(
+        social(), edges=pd.DataFrame(dict(source=["u"], target=["v"], weight=["heavy"]))),
+        error=r"column 'weight' at rows \[0\].*'heavy'"),
+    Row("social: malformed edge tuple", lambda t: SocialCorpus.from_frame(social(), edges=[("u",)]),
+        error=r"column 'edges' at rows \[0\].*\(source, target\[, weight\]\)"),
+    Row("social: unit not in the graph", lambda t: SocialCorpus.from_frame(social(unit=["u", "v", "x"]),
+                                                                      nx.Graph([("u", "v")])),
+        error=r"column 'unit'.*\['x'\].*not nodes of the graph"),
+    Row("social: duplicate doc ids", lambda t: SocialCorpus.from_frame(social(doc_id=["a", "a", "b"]), edges=EDGES),
+        error=r"column 'doc_id' at doc_ids \['a'\]: duplicate"),
+    Row("social: 0-byte edge CSV", lambda t: load_social_corpus(write(t, "d.csv", "unit,time,text\nu,0,a\n"),
+                                                                write(t, "e.csv", "")),
+        error=r"cannot read CSV file '.*e\.csv': the file is empty"),
+]
+
+
+def dwug_mixed(t):
+    return load_dwug(write_dwug(t, {"plane_nn": [dwug_row("plane_nn", 1, "p1", "the plane of the table"),
+                                                 dwug_row("plane_nn", "late", "p2", "the plane landed")]}))
+
+
+def dwug_file(t, content: str):
+    root = write_dwug(t)
+    (root / "data" / "plane_nn" / "uses.csv").write_text(content, encoding="utf-8")
+    return load_dwug(root)
+
+
+def dwug_clash(t):
+    return load_dwug(write_dwug(t, {"plane_nn": [dwug_row("plane_nn", 1, "p1", "the plane of the table"),
+                                                 dwug_row("plane_nn", 2, "p1", "the plane landed")]}))
+
+
+def semeval_gz(t):
+    root = write_semeval(t)
+    (root / "corpus1" / "lemma" / "c1.txt.gz").write_bytes(b"\x1f\x8b\x08broken")
+    return load_semeval(root)
+
+
+LOADERS = [
+    Row("dwug: groupings of mixed types", dwug_mixed,
+        error=r"column 'grouping' mixes numbers \['1'\] with labels \['late'\].*uses\.csv.*1 = earlier"),
+    Row("dwug: 0-byte uses.csv", lambda t: dwug_file(t, ""),
+        error=r"cannot read DWUG file '.*plane_nn/uses\.csv': the file is empty"),
+    Row("dwug: a row with too few fields", lambda t: dwug_file(t, "lemma\tgrouping\tcontext\tindexes_target_token\n"
+                                                                  "plane\t1\tthe plane\n"),
+        error=r"uses\.csv line\(s\) \[2\]: a different number of tab-separated fields than the header \(4\)"),
+    Row("dwug: a row with too many fields", lambda t: dwug_file(t, "lemma\tgrouping\tcontext\tindexes_target_token\n"
+                                                                   "plane\t1\tthe plane\t4:9\textra\n"),
+        error=r"uses\.csv line\(s\) \[2\]: a different number of tab-separated fields"),
+    Row("dwug: empty grouping", lambda t: load_dwug(write_dwug(t, {"plane_nn": [
+        dwug_row("plane_nn", "", "p1", "the plane of the table")]})),
+        error=r"uses\.csv row 2 \(lemma 'plane_nn'\): column 'grouping' is empty"),
+    Row("dwug: one identifier for two usages", dwug_clash, error=r"column 'identifier': ids \['p1'\]"),
+    Row("dwug: unknown pos option", lambda t: load_dwug(write_dwug(t), pos="lemma"), error=r"pos must be 'strip' or 'keep'"),
+    Row("dwug: missing folder", lambda t: load_dwug(t / "nope"), error=r"nope/data does not exist"),
+    Row("dwug: single grouping loads, and a two-period analysis refuses it", lambda t: load_dwug(write_dwug(
+        t, {"plane_nn": [dwug_row("plane_nn", 1, "p1", "the plane of the table")]})).corpus.require_periods(2),
+        error=r"needs at least 2 periods, but the corpus has 1 \(\['1'\]\)"),
+    Row("semeval: empty targets.txt", lambda t: load_semeval(write_semeval(t, targets="\n")),
+        error=r"targets\.txt lists no targets"),
+    Row("semeval: targets.txt not UTF-8", lambda t: (write_semeval(t), (t / "targets.txt").write_bytes(b"\xffplane\n"),
+                                                     load_semeval(t)),
+        error=r"targets\.txt: not UTF-8"),
+    Row("semeval: corrupt gzip", semeval_gz, error=r"c1\.txt\.gz: not a readable gzip file"),
+    Row("semeval: a truth word listed twice", lambda t: load_semeval(write_semeval(
+        t, graded="plane_nn\t0.1\nplane_nn\t0.2\n")), error=r"graded\.txt: word\(s\) \['plane'\] are listed twice"),
+    Row("semeval: score not a number", lambda t: load_semeval(write_semeval(t, graded="plane_nn\thigh\n")),
+        error=r"graded\.txt line 1: score 'high' is not a number"),
+    Row("semeval: unknown text option", lambda t: load_semeval(write_semeval(t), text="lemmas"),
+        error=r"text must be 'lemma' or 'token'"),
+    Row("rumoureval: annotation file not JSON", lambda t: load_rumoureval(write_rumoureval(t, annotations="{oops")),
+        error=r"subtaskA\.json: not a readable JSON annotation file"),
+    Row("rumoureval: unknown stance", lambda t: load_rumoureval(write_rumoureval(t, annotations={"100": "agree"})),
+        error=r"subtaskA\.json: tweet 100: stance 'agree' is not one of"),
+    Row("rumoureval: tweet id not digits", lambda t: load_rumoureval(write_rumoureval(
+        t, replies=[tweet("abc", parent="100")])), error=r"abc\.json: not a Twitter JSON tweet"),
+    Row("rumoureval: tweet file is a list", lambda t: load_rumoureval(write_rumoureval(t, source="[1, 2]")),
+        error=r"100\.json: not a Twitter JSON tweet"),
+    Row("rumoureval: tweet text missing", lambda t: load_rumoureval(write_rumoureval(
+        t, source={**tweet("100"), "text": None})), error=r"100\.json: not a Twitter JSON tweet"),
+    Row("acl abstracts: a file names a typo year", lambda t: (write(t, "papers_2019.txt", "x" * 60 + "\n"),
+                                                              write(t, "papers_0219.txt", "y" * 60 + "\n"),
+                                                              load_acl_abstracts(t, progress=False)),
+        error=r"papers_0219\.txt.*outside 1000-2100"),
+    Row("acl xml: missing folder", lambda t: load_acl_xml(t / "nope", progress=False), error=r"is not a folder"),
+    Row("acl xml: broken XML", lambda t: (write(t, "P18.xml", "<collection"), load_acl_xml(t, progress=False)),
+        error=r"P18\.xml is not well-formed XML"),
+    Row("nltk: unknown corpus", lambda t: load_nltk_eras(t, old="reuters"), error=r"unknown NLTK corpus 'reuters'"),
+    Row("generic: unknown file type", lambda t: read_table(write(t, "x.parquet", "")), error=r"unknown file type '\.parquet'"),
+    Row("generic: a folder for a file", lambda t: load_timelines(t), error=r"is not a file"),
+    Row("generic: JSON that is not a table", lambda t: read_table(write(t, "x.json", '"just a string"')),
+        error=r"cannot read JSON file '.*x\.json'"),
+]
+
+ROWS = TIMELINES + PERIODS + SOCIAL + LOADERS
+
+
+@pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])
+def test_bad_input(row: Row, tmp_path):
+    if row.error is not None:
+        with pytest.raises(DataError, match=row.error):
+            row.run(tmp_path)
+        return
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        result = row.run(tmp_path)
+    messages = [str(w.message) for w in seen]
+    if row.warn is not None:
+        assert any(__import__("re").search(row.warn, m) for m in messages), messages
+    else:
+        assert not messages, messages
+    if row.check is not None:
+        assert row.check(result)
+
+
+def test_row_ids_are_unique():
+    ids = [r.id for r in ROWS]
+    assert len(ids) == len(set(ids))
+
+
+def test_missing_paths_are_both_data_errors_and_file_not_found(tmp_path):
+    """One error type at the boundary, without breaking callers that catch FileNotFoundError."""
+    for call in (lambda: load_acl_abstracts(tmp_path / "nope", progress=False), lambda: load_rumoureval(tmp_path / "x"),
+                 lambda: read_table(tmp_path / "x.csv"), lambda: load_semeval(tmp_path / "x")):
+        with pytest.raises(DataPathError) as e:
+            call()
+        assert isinstance(e.value, DataError) and isinstance(e.value, FileNotFoundError)
+
+
+def test_unsorted_warning_is_its_own_category():
+    with pytest.warns(UnsortedTimestampsWarning):
+        Timelines.from_frame(posts(timestamp=["2020-01-02", "2020-01-01", "2020-01-01", "2020-01-02"]))
+
+
+def test_every_row_is_documented():
+    """docs/ROBUSTNESS.md lists every row of this table (regenerate its table when adding one)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "ROBUSTNESS.md").read_text(encoding="utf-8")
+    missing = [r.id for r in ROWS if f"`test_bad_input[{r.id}]`" not in doc]
+    assert not missing, f"rows missing from docs/ROBUSTNESS.md: {missing}"
