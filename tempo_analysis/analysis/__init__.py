@@ -1,1 +1,0 @@
-"""Method-specific analyses built on trained models."""

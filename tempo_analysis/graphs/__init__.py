@@ -1,1 +1,0 @@
-"""Graph utilities (random walks, node2vec)."""

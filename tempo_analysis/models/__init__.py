@@ -1,1 +1,0 @@
-"""Models, one file per method (and its baselines in a sibling file)."""
