@@ -42,7 +42,8 @@ import pandas as pd
 from IPython.display import display
 
 from tempo_analysis.figures import overview as ov
-from tempo_analysis.notebook import data_dir, record_summary
+from tempo_analysis.data.locations import data_dir
+from tempo_analysis.notebook import record_summary
 from tempo_analysis.world import generate_social, generate_timelines, load_world
 
 world = load_world(WORLD_DIR)
