@@ -11,7 +11,7 @@ import importlib
 import sys
 
 # Module name -> group; the group's own module chooses its command name (e.g. "semantic-change").
-GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text")
+GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text", "encoder")
 
 
 def build_parser() -> argparse.ArgumentParser:
