@@ -26,7 +26,7 @@ from torch import nn
 
 ASSET = Path(__file__).resolve().parent / "assets" / "minilm_mlm_adapter.safetensors"
 # sha256 of the shipped asset; checked on every load (a replaced or corrupt file fails loudly)
-ASSET_SHA256 = "7ada92f383fa72c6bd0837a90ae4a982f6a6650cae4d32a2923ee97b334bd65b"
+ASSET_SHA256 = "16bc42c23f3644fdffe85ffa4a80a6b1c2fdcb5c8e44dfd0768a09665f55f33e"
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
                 "attention.output.dense", "intermediate.dense", "output.dense")
 

@@ -113,3 +113,15 @@ def test_one_forward_per_distinct_sentence_serves_every_target_in_it(tiny):
     np.testing.assert_allclose(fast.vectors, slow.vectors, atol=1e-5)
     assert not np.allclose(fast.vectors[0], fast.vectors[2])   # the two "mouse" usages differ
     np.testing.assert_array_equal(fast.vectors[0], fast.vectors[3])
+
+
+def test_bf16_precision_stays_close_to_fp32_and_bad_precision_is_refused(tiny):
+    model, tok = tiny
+    exact = extract_target_vectors(model, tok, SENTS, batch_size=2, progress=False)
+    half = extract_target_vectors(model, tok, SENTS, batch_size=2, progress=False, precision="bf16")
+    assert half.vectors.dtype == np.float32
+    a, b = exact.vectors.reshape(-1, 32), half.vectors.reshape(-1, 32)
+    cos = (a * b).sum(-1) / (np.linalg.norm(a, axis=-1) * np.linalg.norm(b, axis=-1))
+    assert cos.min() > 0.99 and not np.array_equal(a, b)     # really ran in bfloat16, and stayed close
+    with pytest.raises(ValueError, match="precision"):
+        extract_target_vectors(model, tok, SENTS, progress=False, precision="fp8")

@@ -70,15 +70,13 @@ def test_encoder_layers_equal_checkpoint(form):
 
 
 def test_default_encoder_weights_are_kept():
-    """The real MiniLM: every encoder tensor equals the checkpoint file's."""
-    from safetensors.torch import load_file
-
-    from tempo_analysis.encoders import resolve_encoder
+    """The real MiniLM with its embedded MLM adapter merged: every tensor, head included, is kept."""
+    from tempo_analysis.encoders import load_encoder
 
     model, tok = TemporalAttentionForMaskedLM.from_pretrained_encoder("default")
-    ckpt = load_file(f"{resolve_encoder('default')}/model.safetensors")
-    mapped, has_head = convert_state_dict(ckpt, "bert", model.config.num_hidden_layers)
-    assert not has_head and not model.config.head_from_checkpoint     # MiniLM ships no MLM head
+    hf, _ = load_encoder("default", head="mlm")            # checkpoint + the embedded MLM adapter
+    mapped, has_head = convert_state_dict(hf.state_dict(), "bert", model.config.num_hidden_layers)
+    assert has_head and model.config.head_from_checkpoint     # the adapter brings a trained MLM head
     ours = model.state_dict()
     layer_keys = [k for k in mapped if k.startswith("temporal.layers.")]
     assert len(layer_keys) == 16 * 6
