@@ -9,8 +9,9 @@ predict the anchor ("server") among the candidate words? r-hat = N - rank + 1 wh
 ``walk_flight`` and ``recover_mode`` read it unchanged.
 
 A time- and unit-blind model (CWE) gives every unit and slice the same prediction, so it cannot
-tell who adopted when; DCWE's offsets of the word for (unit, slice) can. Candidates: the words of
-``candidates`` (default: the model's dynamic vocabulary), the word itself excluded.
+tell who adopted when; DCWE's offsets of the word for (unit, slice) can. Candidates: ``candidates``
+(words or token ids; default: a DCWE's dynamic vocabulary, else the whole vocabulary), the word
+itself excluded. Compare models on the same candidates.
 """
 from __future__ import annotations
 
@@ -43,7 +44,8 @@ def prediction_rhat(model, tokenizer, word: str, anchor: str, units: list, slice
     if candidates is None:
         cand = sorted(set(getattr(model, "dynamic_token_ids", [])) or set(range(len(tokenizer))))
     else:
-        cand = sorted({_single_token(tokenizer, c, "candidate") for c in candidates})
+        cand = sorted({int(c) if isinstance(c, (int, np.integer)) else _single_token(tokenizer, c, "candidate")
+                       for c in candidates})
     cand = [c for c in cand if c != w_id]
     if a_id not in cand:
         cand.append(a_id)
