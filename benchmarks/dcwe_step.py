@@ -84,7 +84,6 @@ def main(argv=None) -> int:
         return m
 
     models = {"per_batch": dcwe(False), "per_example": dcwe(True), "plain": PlainMLM(_copy(enc))}
-    # the per-example path must compute exactly what ours computes: same weights, same loss
     models["per_example"].load_state_dict(models["per_batch"].state_dict())
     gen = torch.Generator().manual_seed(args.seed)
     collate = MLMCollator(tok, generator=gen)
@@ -100,10 +99,9 @@ def main(argv=None) -> int:
         return collate(items)
 
     batches = [batch() for _ in range(args.steps + 1)]
-    with torch.no_grad():
-        models["per_batch"].eval(), models["per_example"].eval()
-        a, b = models["per_batch"](**batches[0]), models["per_example"](**batches[0])
-        assert torch.allclose(a.loss, b.loss, atol=1e-5), "per-example path computes something else"
+    # the per-example path must compute exactly what ours computes (on a mixed-slice batch, with
+    # non-zero offsets: at the zero-initialised start every offset is 0 and any lookup would agree)
+    check_same_computation(models["per_batch"], models["per_example"], mixed_batch(tok, vocab_ids, args, collate))
     opts = {k: torch.optim.AdamW(m.parameters(), lr=1e-5) for k, m in models.items()}
     times = {k: [] for k in models}
     calls = {}
@@ -161,6 +159,36 @@ def main(argv=None) -> int:
 
 def _copy(model):
     return copy.deepcopy(model)
+
+
+def mixed_batch(tok, vocab_ids, args, collate, n: int = 8) -> dict:
+    """A batch whose examples come from different units AND slices (>= 1, so o_{t-1} is used)."""
+    rng = np.random.default_rng(args.seed + 1)
+    items = [{"input_ids": [tok.cls_token_id, *rng.choice(vocab_ids, size=12).tolist(), tok.sep_token_id],
+              "unit_ids": int(rng.integers(args.units)), "slice_ids": 1 + i % max(args.slices - 1, 1)}
+             for i in range(n)]
+    return collate(items)
+
+
+@torch.no_grad()
+def check_same_computation(ours, reference, batch: dict, seed: int = 0) -> float:
+    """Give both models the same random (non-zero) offset weights; their losses, offsets and walk
+    priors must agree. Raises AssertionError naming what differs; returns the mean |offset|."""
+    gen = torch.Generator().manual_seed(seed)
+    for ffn in ours.dynamic.ffns:
+        ffn.fc2.weight.copy_(torch.randn(ffn.fc2.weight.shape, generator=gen) * 0.05)
+        ffn.fc2.bias.copy_(torch.randn(ffn.fc2.bias.shape, generator=gen) * 0.05)
+    reference.load_state_dict(ours.state_dict())
+    ours.eval(), reference.eval()
+    a, b = ours(**batch), reference(**batch)
+    size = float(a.offsets.abs().mean())
+    assert size > 1e-4, "the check's offsets are zero: it could not tell two lookups apart"
+    assert torch.allclose(a.offsets, b.offsets, atol=1e-5), "per-example path computes other offsets"
+    assert torch.allclose(a.prior_w, b.prior_w, atol=1e-5), "per-example path computes another walk prior"
+    assert torch.allclose(a.loss, b.loss, atol=1e-5), "per-example path computes another loss"
+    for ffn in list(ours.dynamic.ffns) + list(reference.dynamic.ffns):   # back to the zero start
+        ffn.fc2.weight.zero_(), ffn.fc2.bias.zero_()
+    return size
 
 
 if __name__ == "__main__":

@@ -31,10 +31,15 @@
 #   neighbour that already had it (walk) or none (flight);
 # * **σ_sim**: how much a word's dynamic embedding varies over units and time (most variable words).
 #
-# By default this runs on the **planted world**: 40 units in 4 communities over 7 slices; the new
-# *computing* sense of "cloud" (always said with "server") spreads by a known mode. Set
-# `DATA = "acl"` for the ACL Anthology venue network (units = venue families linked by author
-# overlap, slices = years). Method page: `docs/methods/diffusion.md`.
+# By default this runs on the **planted world** (`data/world/`): units in communities over time
+# slices; several words ("cloud", "stream", "mouse", "tablet") each gain a new sense that spreads
+# by a known mode from its own seeds. Documents list every target word next to a *companion*:
+# "cloud server" where the unit has adopted the new sense, "cloud rain" elsewhere; two stable words
+# ("river", "garden") take their companions 50/50 everywhere. The phrases are the same for both
+# senses, so **only the unit and the time decide which companion comes**: a time-blind model (CWE)
+# can only learn the average over units. Set `DATA = "acl"` for the ACL Anthology venue network
+# (units = venue families linked by author overlap, slices = years). Method page:
+# `docs/methods/diffusion.md`.
 
 # %%
 import dataclasses
@@ -44,27 +49,33 @@ from IPython.display import display
 
 from tempo_analysis.data.specs import load_social
 from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
-from tempo_analysis.diffusion.report import analyze
+from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k
+from tempo_analysis.diffusion.probe import prediction_rhat
+from tempo_analysis.diffusion.report import analyze_rhat
 from tempo_analysis.notebook import cached, record_summary
-from tempo_analysis.widgets.diffusion import DiffusionExplorer
+from tempo_analysis.world import SocialWorldConfig, generate_social
 
 # %% tags=["parameters"]
 DATA = "world"  # "world" (planted truth), "acl" (ACL Anthology XML venue network), "acl:DIR", "csv:DOCS,EDGES"
 ACL_YEARS = (2017, 2018, 2019, 2020)
 ACL_MAX_DOCS = 20  # abstracts sampled per (venue, year)
 ENCODER = "default"  # all-MiniLM-L6-v2 (embedded); any HF name or local path
-EPOCHS = 1
-MAX_STEPS = 20  # optimiser steps per model (None: full epochs); raise it for better fits
+EPOCHS = 10
+MAX_STEPS = 40  # optimiser steps per model, the same budget for every model (CPU-sized)
+LAMBDA_W = 1.0  # random-walk prior (paper: 100; the planted senses flip within one slice)
+DYNAMIC_LR = 1e-3  # learning rate of the GATs and offset FFNs
+LR = 1e-4  # encoder body and MLM head
 HEAD_WARMUP_STEPS = "auto"  # MLM-head steps with the body frozen ("auto": only if the head is fresh)
+VARIANTS = ("dcwe", "cwe", "sa", "ta")
+FLIGHT_WORLD = True  # also train DCWE and CWE on the flight world (same budget) and read its mode
 WORD = None  # None: the planted word ("cloud"); otherwise default "network"
 ANCHOR = None  # None: the planted anchor ("server"); otherwise default "neural"
-N = "auto"  # neighbours for r̂: an integer (paper: 100) or "auto" (5% of the candidate words, <= 100)
 SEED = 0
 
 # %% [markdown]
 # ## The data
 # A `SocialCorpus`: documents with a unit and a time slice, plus a graph over units. For the
-# planted world, `truth` holds the planted diffusion (mode, word, anchor, first-arrival slices).
+# planted world, `truth` holds the planted diffusions (mode, words, anchors, first-arrival slices).
 
 # %%
 corpus, truth = load_social(DATA, years=ACL_YEARS, max_docs_per_unit_slice=ACL_MAX_DOCS, seed=SEED)
@@ -75,99 +86,131 @@ else:
 print(corpus)
 display(corpus.df.head(6))
 if truth is not None:
-    print(f"planted: '{truth['word']}' gains its {truth['new_sense']} sense (anchor '{truth['anchor']}') "
-          f"by {truth['mode'].upper()}; planted walk share {truth['walk_share']:.2f}")
+    print(f"planted: {truth['changing_words']} each gain a new sense by {truth['mode'].upper()}; "
+          f"'{truth['word']}' says '{truth['anchor']}' once adopted, '{truth['old_anchor']}' before; "
+          f"stable words: {truth['stable_words']}")
 
 # %% [markdown]
 # ## Train DCWE and the comparison models
-# All four start from the same encoder (the MLM head first trained with the body frozen when the
-# encoder ships none) and train on the same 70% split:
-# **DCWE**; **CWE**, the plain fine-tuned encoder; **SA** (social ablation: offsets depend on word
-# and time only); **TA** (temporal ablation: one social component for all slices). The held-out
-# perplexity uses the same masked tokens for every model. Lower is better.
+# All start from the same encoder (the MLM head first trained with the body frozen when the
+# encoder ships none), train on the same 70% split with the same number of steps and seed:
+# **DCWE**; **CWE**, the plain fine-tuned encoder (time- and unit-blind); **SA** (social ablation:
+# time-specific offsets from the word alone); **TA** (temporal ablation: one GAT and one FFN for
+# all slices). The held-out perplexity uses the same masked tokens for every model. Lower is better.
 
 # %%
-cfg = DiffusionTrainConfig(encoder=ENCODER, epochs=EPOCHS, max_steps=MAX_STEPS, head_warmup_steps=HEAD_WARMUP_STEPS,
+cfg = DiffusionTrainConfig(encoder=ENCODER, variants=VARIANTS, epochs=EPOCHS, max_steps=MAX_STEPS, lr=LR,
+                           dynamic_lr=DYNAMIC_LR, lambda_w=LAMBDA_W, head_warmup_steps=HEAD_WARMUP_STEPS,
                            seed=SEED, progress=False)
 params = {"data": DATA, "acl": [list(ACL_YEARS), ACL_MAX_DOCS], **dataclasses.asdict(cfg)}
 mapper = cached("03-train-dcwe", params, lambda: DiffusionMapper(cfg).fit(corpus),
                 save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
 ppl = pd.DataFrame({"model": list(mapper.perplexity_), "perplexity": list(mapper.perplexity_.values())})
 display(ppl.round(3))
+dcwe_ppl, cwe_ppl = mapper.perplexity_["dcwe"], mapper.perplexity_["cwe"]
+print(f"DCWE {dcwe_ppl:.3f} vs CWE (time-blind) {cwe_ppl:.3f}: DCWE is {100 * (1 - dcwe_ppl / cwe_ppl):.1f}% lower")
 mapper.visualize_perplexity().show()
 
 # %% [markdown]
-# ## The diffusion map
-# One pass of the trained DCWE over every document gives a contextual vector per word occurrence
-# (mean of the first six layers, with each document's own unit/time offsets). Move the slider:
-# nodes are coloured by r̂ of the word towards the anchor; hollow nodes did not use the word in
-# that slice. Hover for the unit and an example sentence.
+# ## Where did the offsets move?
+# `sim` = cosine between a word's static embedding and its dynamic one in a (unit, time) context;
+# σ_sim is its spread over the dev split's contexts. On the planted world the most variable words
+# should be the changing words, and their offsets ‖o‖/‖e‖ larger than the stable words'.
 
 # %%
-index = mapper.context_index(progress=False)
-result = mapper.analyze(WORD, ANCHOR, index=index, n_neighbors=N)
+top_words, all_sims = mapper.variable_words(top=8)  # contexts of the dev split
+display(top_words[["word", "sigma_sim", "mean_sim", "contexts", "above_context", "above_text", "below_context",
+                   "below_text"]])
+if truth is not None:
+    precision, top_k = sigma_precision_at_k(all_sims, truth["changing_words"])
+    ratio = offset_ratio(mapper.dcwe_, mapper.tokenizer_, truth["changing_words"], truth["stable_words"])
+    print(f"σ_sim top-{len(top_k)}: {top_k} -> precision {precision:.2f} against the planted changing words")
+    print(f"offset ratio ‖o‖/‖e‖, changing over stable words: {ratio:.2f}")
+
+# %% [markdown]
+# ## The diffusion map, read from the trained model
+# r̂ of the word towards its anchor per (unit, slice), read from the model's own masked predictions
+# (`prediction_rhat`): in probes such as "cloud [MASK]." written by unit u in slice t, is the
+# anchor the model's first choice (N = 1)? DCWE's offsets can make that answer depend on the unit
+# and the time; CWE gives every unit the same answer. Move the slider: nodes are coloured by r̂.
+
+# %%
+def read_map(model, corpus, word, anchor):
+    rhat = prediction_rhat(model, mapper.tokenizer_, word, anchor, corpus.units, corpus.slices, n_neighbors=1,
+                           candidates=mapper.dcwe_.dynamic_token_ids)   # the same candidates for every model
+    return analyze_rhat(rhat, corpus.graph, corpus.units, corpus.slices, word, anchor)
+
+
+result = read_map(mapper.dcwe_, corpus, WORD, ANCHOR)
 mapper.visualize_network_map(result, seed=SEED).show()
 
 # %% [markdown]
-# ## Walk or flight?
+# ## Walk or flight? DCWE against the time-blind control
 # For each slice: units reached for the first time, split by whether a neighbour already held the
-# association. The recovered mode compares the observed walk share with the share expected if
-# new arrivals landed on random not-yet-reached units.
+# association. The recovered mode compares the observed walk share with the share expected if new
+# arrivals landed on random not-yet-reached units. The same analysis on CWE sits beside it. With
+# `FLIGHT_WORLD`, DCWE and CWE are also trained (same budget) on the planted world regenerated with
+# the other mode, and read the same way.
 
 # %%
 mapper.visualize_walk_flight(result).show()
-display(result.walk_flight)
-print(f"recovered mode: {result.mode['mode']}  (walk share {result.mode['walk_share']:.2f}, "
-      f"expected under random arrival {result.mode['expected_walk_share']:.2f})")
+
+
+def recovery(mappers: dict, corpora: dict, truths: dict) -> pd.DataFrame:
+    rows = []
+    for world, m in mappers.items():
+        for variant in ("dcwe", "cwe"):
+            r = read_map(m.model(variant), corpora[world], WORD, ANCHOR)
+            planted = truths[world]["first_slice"]
+            rows.append({"world": world, "model": variant, "planted_mode": truths[world]["mode"],
+                         "recovered_mode": r.mode["mode"], "walk_share": r.mode.get("walk_share"),
+                         "expected_walk_share": r.mode.get("expected_walk_share"),
+                         "first_arrival_exact": sum(r.first[u] == t for u, t in planted.items()),
+                         "units": len(planted)})
+    return pd.DataFrame(rows)
+
+
 if truth is not None:
-    found = {u for u, t in result.first.items() if t is not None}
-    planted = {u for u, t in truth["first_slice"].items() if t is not None}
-    same = sum(result.first[u] == truth["first_slice"][u] for u in planted | found)
-    print(f"planted mode: {truth['mode']}; units holding the sense at the end: planted {len(planted)}, "
-          f"found {len(found)}; first-arrival slice exactly right for {same}/{len(planted | found)} of them")
+    mappers, corpora, truths = {truth["mode"]: mapper}, {truth["mode"]: corpus}, {truth["mode"]: truth}
+    if FLIGHT_WORLD:
+        other_mode = "flight" if truth["mode"] == "walk" else "walk"
+        o_corpus, o_truth = generate_social(dataclasses.replace(SocialWorldConfig(), mode=other_mode))
+        o_cfg = dataclasses.replace(cfg, variants=("dcwe", "cwe"))
+        mappers[other_mode] = cached("03-train-dcwe-" + other_mode, {**params, "mode": other_mode},
+                                     lambda: DiffusionMapper(o_cfg).fit(o_corpus),
+                                     save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
+        corpora[other_mode], truths[other_mode] = o_corpus, o_truth
+    table = recovery(mappers, corpora, truths)
+    display(table.round(3))
+else:
+    display(result.walk_flight)
+    print(f"recovered mode: {result.mode['mode']}")
 
 # %% [markdown]
-# ## The most variable words (σ_sim)
-# `sim` = cosine between a word's static embedding and its dynamic one in a (unit, time) context;
-# σ_sim is its spread over the dev split's contexts. Examples show a context above and below the
-# word's mean sim.
+# ## The paper's r̂ (contextual nearest neighbours)
+# The paper ranks the anchor's centroid among the nearest neighbours of the word's contextual
+# vectors. On the planted world we score only the word's *bare* usages ("the cloud again."),
+# whose text names no companion, so only the unit/time offsets could move them.
 
 # %%
-top_words, _ = mapper.variable_words(top=8)  # contexts of the dev split
-display(top_words[["word", "sigma_sim", "mean_sim", "contexts", "above_context", "above_text", "below_context",
-                   "below_text"]])
-
-# %% [markdown]
-# ## What if ...?
-# Pick another word, anchor or N; on the planted world, regenerate it with the other diffusion
-# mode or another speed (new adopters per slice) and re-read it with the same trained model.
-
-# %%
-regen = mapper.world_regenerator() if truth is not None else None
-explorer = DiffusionExplorer(index, mapper.corpus_.graph, WORD, ANCHOR, n_neighbors=N, truth=truth, regenerate=regen,
-                             mode=truth["mode"] if truth else "walk", speed=2)
-explorer
-
-# %% [markdown]
-# The same what-if without widgets: the world regenerated with the *other* mode.
-
-# %%
-other = None
-if truth is not None:
-    other_mode = "flight" if truth["mode"] == "walk" else "walk"
-    o_index, o_graph, o_truth = regen(other_mode, 2)
-    other = analyze(o_index, o_graph, WORD, ANCHOR, n_neighbors=N)
-    print(f"regenerated with mode={other_mode}: recovered {other.mode['mode']} "
-          f"(walk share {other.mode['walk_share']:.2f} vs {other.mode['expected_walk_share']:.2f} expected)")
-    mapper.visualize_walk_flight(other, title=f"World regenerated with mode={other_mode}").show()
+index = mapper.context_index(progress=False)
+bare = set(corpus.df.loc[corpus.df["kind"] == "bare", "doc_id"]) if "kind" in corpus.df else None
+paper = mapper.analyze(WORD, ANCHOR, index=index, word_docs=bare)
+print(f"paper r̂ (DCWE, bare usages): recovered mode {paper.mode['mode']}; units reached "
+      f"{sum(t is not None for t in paper.first.values())}/{len(paper.first)}")
 
 # %% [markdown]
 # ## Key numbers
 
 # %%
-summary = {"diffusion.recovered_mode": result.mode["mode"], "diffusion.walk_share": result.mode["walk_share"],
+summary = {"diffusion.dcwe_ppl": dcwe_ppl, "diffusion.cwe_ppl": cwe_ppl,
            **{f"diffusion.{k}.perplexity": v for k, v in mapper.perplexity_.items() if k in ("dcwe", "cwe", "sa", "ta")}}
 if truth is not None:
-    summary["diffusion.planted_mode"] = truth["mode"]
+    summary.update({"diffusion.sigma_precision_at_k": precision, "diffusion.offset_ratio": ratio,
+                    "diffusion.planted_mode": truth["mode"], "diffusion.recovered_mode": result.mode["mode"],
+                    "diffusion.walk_share": result.mode["walk_share"]})
+    for row in table.itertuples():
+        summary[f"diffusion.{row.world}_world.{row.model}_mode"] = row.recovered_mode
+        summary[f"diffusion.{row.world}_world.{row.model}_walk_share"] = row.walk_share
 record_summary(summary, notebook="03_social_diffusion")
 summary

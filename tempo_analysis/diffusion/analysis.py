@@ -159,7 +159,8 @@ def resolve_n_neighbors(n_neighbors, n_candidates: int) -> int:
     return int(n_neighbors)
 
 
-def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, min_count: int = 2) -> pd.DataFrame:
+def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, min_count: int = 2,
+                word_docs=None) -> pd.DataFrame:
     """r-hat per (unit, time) where `word` occurs: mean over its occurrences of N - rank + 1 (0 if absent).
 
     rank: position of the anchor's time-specific centroid (averaged over all units) among the
@@ -168,17 +169,24 @@ def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, mi
     rank (mean rank of the anchor among all candidates), example (a sentence with the word).
     Slices where the word never occurs get no rows (a warning names them); where the anchor
     never occurs, r-hat is 0 (the anchor cannot be a neighbour) and a warning says so.
+    word_docs: only the word's occurrences in these documents are scored (e.g. usages whose text
+    names no companion, so only the model's unit/time input can tell the sense); the candidate
+    centroids still come from every indexed document. None = all occurrences.
     """
     word, anchor = word.lower(), anchor.lower()
     if word == anchor:
         raise ValueError(f"word and anchor are both {word!r}; pick two different words.")
     index.require(word, "word")
     index.require(anchor, "anchor")
-    wmask, amask = index.mask(word), index.mask(anchor)
+    wmask = index.mask(word)
+    scored = wmask if word_docs is None else wmask & np.isin(index.doc_id, np.asarray(list(word_docs), dtype=object))
+    if word_docs is not None and not scored.any():
+        raise ValueError(f"word {word!r} never occurs in the {len(list(word_docs))} documents of word_docs; "
+                         "pass documents that contain it (or word_docs=None).")
     rows, unseen, no_anchor, n_used = [], [], [], []
     for t in index.slices:
         in_t = index.time == t
-        occ = np.flatnonzero(wmask & in_t)
+        occ = np.flatnonzero(scored & in_t)
         if occ.size == 0:
             unseen.append(t)
             continue
@@ -284,6 +292,15 @@ def sim_table(model, tokenizer, frame: pd.DataFrame, top: int = 10, min_contexts
     Only the model's dynamic vocabulary has offsets; words seen in fewer than `min_contexts`
     (unit, time) contexts get no sigma.
     """
+    was_training = model.training
+    model.eval()                      # no offset or GAT dropout in the sims
+    try:
+        return _sim_table(model, tokenizer, frame, top, min_contexts, batch_size)
+    finally:
+        model.train(was_training)
+
+
+def _sim_table(model, tokenizer, frame, top, min_contexts, batch_size):
     dyn = set(model.dynamic_token_ids)
     slice_pos = {s: i for i, s in enumerate(model.config.slices)}
     unit_pos = {u: i for i, u in enumerate(model.config.units)}

@@ -12,11 +12,15 @@ from tempo_analysis.data import SocialCorpus
 
 
 def graph_tensors(corpus: SocialCorpus) -> tuple[list[str], np.ndarray]:
-    """(units in model order, edge_index [2, 2E] with both directions) for the GAT."""
+    """(units in model order, edge_index [2, E']) for the GAT (row 0 = source, row 1 = target).
+
+    An undirected graph gives both directions of every edge (E' = 2E); a directed graph
+    (``networkx.DiGraph``) keeps its edges as given: unit b reads unit a only along a -> b.
+    Self-loops are skipped (the GAT adds its own)."""
     units = corpus.units
     index = corpus.unit_index
     pairs = [(index[a], index[b]) for a, b in corpus.graph.edges if a != b]
-    both = pairs + [(b, a) for a, b in pairs]
+    both = pairs if corpus.graph.is_directed() else pairs + [(b, a) for a, b in pairs]
     edge_index = np.array(both, dtype=np.int64).T.reshape(2, -1)
     return units, edge_index
 

@@ -20,8 +20,13 @@ row. The reference code ran the full-graph GAT twice per example.
 Start state: the FFNs' output layers are zero-initialised, so before training every offset is
 exactly 0 and the model computes exactly what the plain encoder computes (see the tests).
 
-Ablations (paper §5.2): ``ablation="sa"`` (social ablation) drops s: o = FFN_t(e);
-``ablation="ta"`` (temporal ablation) shares one social component (GAT) across all slices.
+Ablations (paper §5.2, appendix A.3):
+- ``ablation="sa"`` (social ablation): time-specific two-layer FFNs on word identity only,
+  o = FFN_t(e); the random-walk prior is kept.
+- ``ablation="ta"`` (temporal ablation): ONE social component, one GAT and one FFN, for all slices,
+  o = FFN([e ; s_u]); offsets cannot change over time, so the random-walk prior is identically 0
+  (it is not computed).
+Dropout as in the reference code: 0.2 inside the offset FFNs, 0.6 in the GAT layers.
 """
 from __future__ import annotations
 
@@ -62,10 +67,10 @@ class DCWEConfig(PreTrainedConfig):
     social_dim: int = 50                    # GAT output size (s_{u,t})
     gat_heads: int = 4                      # attention heads per GAT layer (averaged, not concatenated)
     gat_dropout: float = 0.6
-    offset_dropout: float = 0.1             # dropout inside the offset FFNs
+    offset_dropout: float = 0.2             # dropout inside the offset FFNs (reference code: 0.2)
     lambda_w: float = 100.0                 # random-walk prior weight
     lambda_a: float | None = None           # anchoring prior weight; None = 1e-3 * lambda_w
-    ablation: str = "dcwe"                  # "dcwe" | "sa" (no social input) | "ta" (one social component)
+    ablation: str = "dcwe"                  # "dcwe" | "sa" (no social input) | "ta" (one GAT + FFN, no time)
     units: list | None = None               # unit labels in model order; None = "0".."num_units-1"
     slices: list | None = None              # slice labels in time order; None = 0..num_slices-1
     dynamic_vocab_size: int = 0             # how many token ids receive offsets (informational)
@@ -74,7 +79,7 @@ class DCWEConfig(PreTrainedConfig):
     def __post_init__(self, **kwargs):
         if self.ablation not in ABLATIONS:
             raise ValueError(f"DCWEConfig.ablation={self.ablation!r}: use one of {ABLATIONS} "
-                             "('sa' = no social input, 'ta' = one social component for all slices).")
+                             "('sa' = no social input, 'ta' = one social component, GAT + FFN, for all slices).")
         if self.num_slices < 1 or self.num_units < 1:
             raise ValueError(f"DCWEConfig: num_slices={self.num_slices}, num_units={self.num_units}; "
                              "both must be >= 1.")
@@ -142,11 +147,13 @@ class DynamicComponent(nn.Module):
         super().__init__()
         self.config = config
         T, social = config.num_slices, config.ablation != "sa"
-        n_social = 0 if not social else (1 if config.ablation == "ta" else T)
+        self.timeless = config.ablation == "ta"      # TA: one GAT and one FFN for every slice
+        n_social = 0 if not social else (1 if self.timeless else T)
         self.social = nn.ModuleList(SocialComponent(config.node_dim, config.social_dim, config.gat_heads,
                                                     config.gat_dropout) for _ in range(n_social))
         s_dim = config.social_dim if social else 0
-        self.ffns = nn.ModuleList(OffsetFFN(hidden, s_dim, config.offset_dropout) for _ in range(T))
+        self.ffns = nn.ModuleList(OffsetFFN(hidden, s_dim, config.offset_dropout)
+                                  for _ in range(1 if self.timeless else T))
         # fixed inputs, saved with the weights: node2vec vectors, graph edges, dynamic-vocabulary mask
         self.register_buffer("node_features", torch.zeros(config.num_units, config.node_dim))
         self.register_buffer("edge_index", torch.zeros(2, config.num_edges, dtype=torch.long))
@@ -157,7 +164,7 @@ class DynamicComponent(nn.Module):
     def social_table(self, t: int) -> torch.Tensor:
         """[U, social_dim] social embeddings of every unit at slice t (one full-graph GAT pass)."""
         self.gnn_calls += 1
-        gat = self.social[0 if self.config.ablation == "ta" else t]
+        gat = self.social[0 if self.timeless else t]
         return gat(self.node_features, self.edge_index)
 
     def social_lookup(self, t: int, units: torch.Tensor, examples: torch.Tensor, cache: dict) -> torch.Tensor:
@@ -166,14 +173,14 @@ class DynamicComponent(nn.Module):
         `examples` (batch index of each row) is unused here; the reference-design benchmark overrides
         this method to run the GAT once per example instead.
         """
-        key = 0 if self.config.ablation == "ta" else t   # TA: one social component for all slices
+        key = 0 if self.timeless else t   # TA: one social component for all slices
         if key not in cache:
             cache[key] = self.social_table(t)
         return cache[key][units]
 
     def offset(self, t: int, e: torch.Tensor, s: Optional[torch.Tensor]) -> torch.Tensor:
-        """FFN_t([e ; s]) (or FFN_t(e) under social ablation)."""
-        return self.ffns[t](e if s is None else torch.cat([e, s], dim=-1))
+        """FFN_t([e ; s]) (FFN_t(e) under social ablation; the one FFN([e ; s]) under temporal ablation)."""
+        return self.ffns[0 if self.timeless else t](e if s is None else torch.cat([e, s], dim=-1))
 
     def forward(self, embeds: torch.Tensor, input_ids: torch.Tensor, attention_mask: Optional[torch.Tensor],
                 unit_ids: torch.Tensor, slice_ids: torch.Tensor):
@@ -191,11 +198,14 @@ class DynamicComponent(nn.Module):
         cache: dict = {}                                         # slice -> [U, S], filled once per batch
         o_p, o_prev = torch.zeros_like(e_p), torch.zeros_like(e_p)
         has_prev = torch.zeros_like(t_p, dtype=torch.bool)
-        for t in sorted(set(t_p.tolist())):                      # one FFN call per slice present
-            sel = (t_p == t).nonzero(as_tuple=True)[0]
+        # TA: offsets do not depend on time, one pass for all positions, and o_t == o_{t-1}
+        groups = [0] if self.timeless else sorted(set(t_p.tolist()))
+        for t in groups:                                         # one FFN call per slice present
+            sel = (torch.arange(len(t_p), device=t_p.device) if self.timeless
+                   else (t_p == t).nonzero(as_tuple=True)[0])
             s_t = self.social_lookup(t, u_p[sel], b_idx[sel], cache) if social else None
             o_p = o_p.index_put((sel,), self.offset(t, e_p[sel], s_t))
-            if t > 0 and self.training_priors:                   # o_{t-1}(same word, same unit): walk prior
+            if t > 0 and self.training_priors and not self.timeless:   # o_{t-1}(same word, same unit): walk prior
                 s_prev = self.social_lookup(t - 1, u_p[sel], b_idx[sel], cache) if social else None
                 o_prev = o_prev.index_put((sel,), self.offset(t - 1, e_p[sel], s_prev))
                 has_prev[sel] = True
@@ -416,11 +426,31 @@ class DCWEForSequenceClassification(DCWEPreTrainedModel):
 # ----------------------------------------------------------------------------------------------
 # the dynamic (content) vocabulary
 # ----------------------------------------------------------------------------------------------
+WORD_START_MARKERS = ("\u0120", "\u2581")   # byte-level BPE "Ġword", SentencePiece "▁word"
+
+
+def token_word(token: str, marked: bool) -> str | None:
+    """The word a vocabulary token spells when it STARTS a word, else None.
+
+    WordPiece: a token starts a word unless it is a "##" continuation. Byte-level BPE (GPT-2,
+    RoBERTa) and SentencePiece mark word starts with "Ġ" / "▁": when the vocabulary uses such a
+    marker (`marked`), only marked tokens start words (the marker is stripped); an unmarked token
+    there is a continuation, or a text's first word (BPE without a prefix space), and is skipped.
+    """
+    for m in WORD_START_MARKERS:
+        if token.startswith(m):
+            return token[len(m):]
+    if token.startswith("##") or marked:
+        return None
+    return token
+
+
 def content_vocabulary(texts, tokenizer, top_k: int = 10000, stopwords=None, min_count: int = 1) -> list[int]:
-    """Token ids of the top_k most frequent whole-word tokens that are alphabetic and not stopwords.
+    """Token ids of the top_k most frequent word-start tokens that are alphabetic and not stopwords.
 
     Only these get offsets (paper: frequent vocabulary; the reference: alphabetic, no stopwords).
-    WordPiece continuations ("##ing") and special tokens are never dynamic.
+    Works with WordPiece, byte-level BPE and SentencePiece vocabularies (see ``token_word``);
+    word continuations ("##ing", unmarked BPE pieces) and special tokens are never dynamic.
     """
     if stopwords is None:
         stopwords = ENGLISH_STOP_WORDS
@@ -429,12 +459,14 @@ def content_vocabulary(texts, tokenizer, top_k: int = 10000, stopwords=None, min
     counts: Counter = Counter()
     for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]:
         counts.update(ids)
+    tokens = {int(t): tokenizer.convert_ids_to_tokens(int(t)) for t in counts}
+    marked = any(str(t).startswith(WORD_START_MARKERS) for t in tokens.values())
     keep = []
     for tid, n in counts.most_common():
         if n < min_count or len(keep) >= top_k:
             break
-        tok = tokenizer.convert_ids_to_tokens(int(tid))
-        if tid in special or not tok.isalpha() or tok.lower() in stop:
+        word = token_word(str(tokens[int(tid)]), marked)
+        if tid in special or word is None or not word.isalpha() or word.lower() in stop:
             continue
         keep.append(int(tid))
     if not keep:
@@ -444,4 +476,4 @@ def content_vocabulary(texts, tokenizer, top_k: int = 10000, stopwords=None, min
 
 
 __all__ = ["ABLATIONS", "DCWEConfig", "DCWEForMaskedLM", "DCWEForSequenceClassification", "DCWEOutput",
-           "DynamicComponent", "OffsetFFN", "SocialComponent", "content_vocabulary"]
+           "DynamicComponent", "OffsetFFN", "SocialComponent", "content_vocabulary", "token_word"]

@@ -8,6 +8,13 @@ with unnormalised weight ``w(v, x) * alpha``, where ``alpha = 1/p`` if ``x == t`
 The DCWE paper initialises its social units with node2vec vectors (dim 50; 10 walks of length
 80 per node; window 2): those are the defaults here.
 
+Edge weights: the paper's graphs are binary (ArXiv: an edge where the Jaccard similarity of two
+subject classes' author sets exceeds θ = 0.01), so walks are unweighted by default
+(``weighted=False``), whatever ``weight`` attributes the graph carries (the ACL venue graph stores
+the Jaccard value there). ``weighted=True`` biases each step by the edge's ``weight`` instead.
+Directed graphs are walked as undirected (a tie is a tie for the unit's position); the GAT itself
+keeps the direction (see ``corpora.graph_tensors``).
+
 Isolated nodes have nowhere to go: each gets walks of itself (``[v, v, ..., v]``), so it still
 receives a vector and the run goes on; a warning names them (their vector carries no
 neighbourhood information, so consider adding edges).
@@ -90,6 +97,7 @@ class Node2Vec:
     negative: int = 5
     seed: int = 0
     workers: int = 1  # >1 is faster but not bit-reproducible
+    weighted: bool = False  # True: walk steps biased by the edges' "weight" (paper: binary edges)
 
     def fit(self, graph: nx.Graph) -> "Node2Vec":
         """Sample walks, train skip-gram Word2Vec on them, keep one vector per node (graph order)."""
@@ -101,7 +109,8 @@ class Node2Vec:
                 "Fix: add edges for them (or lower the edge threshold) if they should be connected.",
                 stacklevel=2,
             )
-        walks = random_walks(graph, self.num_walks, self.walk_length, self.p, self.q, seed=self.seed)
+        walks = random_walks(graph, self.num_walks, self.walk_length, self.p, self.q, seed=self.seed,
+                             weight="weight" if self.weighted else None)
         sentences = [[str(i) for i in w] for w in walks]
         w2v = Word2Vec(sentences, vector_size=self.dim, window=self.window, min_count=1, sg=1, hs=0,
                        negative=self.negative, epochs=self.epochs, seed=self.seed, workers=self.workers,

@@ -258,7 +258,7 @@ class DiffusionMapper:
                             progress=self.config.progress if progress is None else progress)
 
     def analyze(self, word: str, anchor: str, *, index: ContextIndex | None = None, n_neighbors="auto",
-                threshold: float = 0.0, min_count: int = 2, variant: str = "dcwe") -> DiffusionAnalysis:
+                threshold: float = 0.0, min_count: int = 2, variant: str = "dcwe", word_docs=None) -> DiffusionAnalysis:
         """r-hat of `word` towards `anchor` per (unit, slice), the diffusion map, walk/flight, the mode.
 
         index: a :meth:`context_index` to reuse (one encoder pass serves many words); default: a new one.
@@ -266,7 +266,7 @@ class DiffusionMapper:
         self._check_fitted()
         index = index if index is not None else self.context_index(variant)
         return analyze(index, self.corpus_.graph, word, anchor, n_neighbors=n_neighbors, threshold=threshold,
-                       min_count=min_count)
+                       min_count=min_count, word_docs=word_docs)
 
     def variable_words(self, frame: pd.DataFrame | None = None, top: int = 10, min_contexts: int = 3):
         """(top words by sigma_sim with example contexts, all sims) of the DCWE model.

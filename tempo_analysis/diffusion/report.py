@@ -19,7 +19,7 @@ import pandas as pd
 
 from tempo_analysis.data import SocialCorpus
 from tempo_analysis.diffusion.analysis import (ContextIndex, build_context_index, diffusion_map, recover_mode,
-                                               resolve_n_neighbors, rhat_scores, walk_flight)
+                                               rhat_scores, walk_flight)
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
 
@@ -57,24 +57,42 @@ class DiffusionAnalysis:
 def index_corpus(model, tokenizer, corpus: SocialCorpus, frame: pd.DataFrame | None = None, *,
                  max_docs_per_unit_slice: int | None = None, batch_size: int = 32, max_length: int = 128,
                  seed: int = 0, progress: bool = True) -> ContextIndex:
-    """Contextual vectors (first six layers, DCWE offsets for each doc's unit and slice) of every content word."""
-    if hasattr(model, "dynamic"):
-        model.dynamic.training_priors = False  # inference: no o_{t-1} pass
-    return build_context_index(model, tokenizer, corpus.df if frame is None else frame, corpus.slices,
-                               corpus.unit_index, batch_size=batch_size, max_length=max_length,
-                               max_docs_per_unit_slice=max_docs_per_unit_slice, seed=seed, progress=progress)
+    """Contextual vectors (first six layers, DCWE offsets for each doc's unit and slice) of every content word.
+
+    The model is read in eval mode with the o_{t-1} pass off; both are restored afterwards, so
+    training may go on after an analysis."""
+    dyn = getattr(model, "dynamic", None)
+    was_priors, was_training = (dyn.training_priors if dyn is not None else None), model.training
+    if dyn is not None:
+        dyn.training_priors = False  # inference: no o_{t-1} pass
+    try:
+        return build_context_index(model, tokenizer, corpus.df if frame is None else frame, corpus.slices,
+                                   corpus.unit_index, batch_size=batch_size, max_length=max_length,
+                                   max_docs_per_unit_slice=max_docs_per_unit_slice, seed=seed, progress=progress)
+    finally:
+        if dyn is not None:
+            dyn.training_priors = was_priors
+        model.train(was_training)
 
 
 def analyze(index: ContextIndex, graph: nx.Graph, word: str, anchor: str, n_neighbors="auto",
-            threshold: float = 0.0, min_count: int = 2) -> DiffusionAnalysis:
-    """r-hat -> diffusion map (r-hat > threshold) -> walk/flight per slice -> recovered mode."""
-    rhat = rhat_scores(index, word, anchor, n_neighbors=n_neighbors, min_count=min_count)
-    holds, first = diffusion_map(rhat, index.units, index.slices, threshold)
-    n = int(rhat["n_neighbors"].max()) if len(rhat) else resolve_n_neighbors(n_neighbors, 0)
+            threshold: float = 0.0, min_count: int = 2, word_docs=None) -> DiffusionAnalysis:
+    """r-hat -> diffusion map (r-hat > threshold) -> walk/flight per slice -> recovered mode.
+
+    word_docs: score only the word's occurrences in these documents (see ``rhat_scores``)."""
+    rhat = rhat_scores(index, word, anchor, n_neighbors=n_neighbors, min_count=min_count, word_docs=word_docs)
+    return analyze_rhat(rhat, graph, index.units, index.slices, word, anchor, threshold)
+
+
+def analyze_rhat(rhat: pd.DataFrame, graph: nx.Graph, units: list, slices: list, word: str, anchor: str,
+                 threshold: float = 0.0) -> DiffusionAnalysis:
+    """The diffusion map, walk/flight and mode of any r-hat frame (``rhat_scores`` or
+    ``probe.prediction_rhat``: columns unit, time, rhat, n, rank, n_neighbors, example)."""
+    holds, first = diffusion_map(rhat, units, slices, threshold)
+    n = int(rhat["n_neighbors"].max()) if len(rhat) else 0
     return DiffusionAnalysis(word=word.lower(), anchor=anchor.lower(), n_neighbors=n, threshold=threshold,
-                             rhat=rhat, holds=holds, first=first,
-                             walk_flight=walk_flight(graph, first, index.slices),
-                             mode=recover_mode(graph, first, index.slices))
+                             rhat=rhat, holds=holds, first=first, walk_flight=walk_flight(graph, first, slices),
+                             mode=recover_mode(graph, first, slices))
 
 
 def world_regenerator(model, tokenizer, base_config=None, progress: bool = False):

@@ -134,23 +134,29 @@ class ChangeWorldConfig:
 class SocialWorldConfig:
     """Units on a community graph; a new sense of `word` spreads by walk or by flight."""
 
-    n_units: int = 40                          # units "u00".."u39"
-    n_communities: int = 4                     # stochastic-block-model communities (equal sizes)
-    n_slices: int = 7                          # time slices 0..n_slices-1
+    n_units: int = 24                          # units "u00".."u23"
+    n_communities: int = 3                     # stochastic-block-model communities (equal sizes)
+    n_slices: int = 5                          # time slices 0..n_slices-1
     mode: str = "walk"                         # "walk": to neighbours of adopters;
                                                # "flight": jumps to units with no adopting neighbour
     speed: int = 2                             # new adopters per slice after slice 0
     n_seeds: int = 2                           # adopters at slice 0
     p_in: float = 0.3                          # edge probability inside a community
     p_out: float = 0.01                        # edge probability between communities
-    word: str = "cloud"                        # the word whose new sense spreads (text_social.PAIRS)
-    docs_per_unit_slice: int = 4               # documents per (unit, slice)
-    word_share: float = 0.5                    # share of those documents that use `word`
-    noise: float = 0.0                         # chance a usage takes the other sense than planted
+    word: str = "cloud"                        # the first changing word (text_social.PAIRS); the
+                                               # notebook's default word, its `anchor` the new companion
+    n_changing: int = 4                        # changing words: `word`, then the next in PAIR_ORDER;
+                                               # each spreads by `mode` from its own seeds
+    n_stable: int = 2                          # unchanged words (text_social.STABLE): companions 50/50
+    docs_per_word: int = 3                     # "paired" documents per (unit, slice): every target word
+                                               # once, each with its companion
+    bare_docs: int = 1                         # companion-free usages per (unit, slice, changing word)
+    chatter_docs: int = 1                      # community-topic documents per (unit, slice)
+    noise: float = 0.0                         # chance a usage takes the other companion than planted
     seed: int = 0
 
     def validate(self) -> "SocialWorldConfig":
-        from .text_social import PAIRS
+        from .text_social import PAIRS, STABLE
 
         _pos_int(self, "n_units", 4)
         _pos_int(self, "n_communities", 1)
@@ -166,10 +172,15 @@ class SocialWorldConfig:
         _prob(self, "p_in")
         _prob(self, "p_out")
         _check(self.word in PAIRS, "SocialWorldConfig", "word", self.word, f"choose from {sorted(PAIRS)}")
-        _pos_int(self, "docs_per_unit_slice", 1)
-        _prob(self, "word_share")
-        _check(self.word_share > 0, "SocialWorldConfig", "word_share", self.word_share,
-               "give a share > 0 so every unit uses the word")
+        _pos_int(self, "n_changing", 1)
+        _check(self.n_changing <= len(PAIRS), "SocialWorldConfig", "n_changing", self.n_changing,
+               f"use at most {len(PAIRS)} (text_social.PAIRS)")
+        _pos_int(self, "n_stable", 0)
+        _check(self.n_stable <= len(STABLE), "SocialWorldConfig", "n_stable", self.n_stable,
+               f"use at most {len(STABLE)} (text_social.STABLE)")
+        _pos_int(self, "docs_per_word", 1)
+        _pos_int(self, "bare_docs", 0)
+        _pos_int(self, "chatter_docs", 0)
         _prob(self, "noise")
         _seed(self)
         return self

@@ -1,9 +1,11 @@
-"""Social graph over time slices where a new sense of a word spreads (the diffusion world).
+"""Social graph over time slices where new senses of several words spread (the diffusion world).
 
 Units "u00".."uNN" form `n_communities` equal blocks of a stochastic block model (edge
 probability `p_in` inside a block, `p_out` across, drawn with our own seeded RNG). Components
 are then joined by one extra edge each (inside the community first), so the graph is connected.
-Diffusion of the new sense, slice by slice:
+
+`n_changing` CHANGING words (text_social.PAIRS, starting at `word`) each get their own diffusion
+of a new sense, slice by slice, all by the same `mode`:
   - slice 0: `n_seeds` adopters (walk: the first seed and its neighbours; flight: scattered);
   - each later slice adds `speed` adopters, drawn uniformly from
       walk:   non-adopters with at least one adopting neighbour (the frontier; when the
@@ -11,9 +13,20 @@ Diffusion of the new sense, slice by slice:
       flight: non-adopters with NO adopting neighbour (a long-range jump the graph cannot
               explain), falling back to any non-adopter only when none is left.
 So "the share of newly reached units with an adopting neighbour" (`walk_share`) is ~1 for walk
-and ~0 for flight. Every (unit, slice) has `docs_per_unit_slice` documents; a `word_share` of
-them use the word: adopters (from their first slice on) in its new sense, always alongside the
-anchor; everyone else in its old sense, never with the anchor. The rest is community chatter.
+and ~0 for flight.
+
+Documents per (unit, slice):
+  - `docs_per_word` "paired" documents: every target word once (the changing words and
+    `n_stable` STABLE words, shuffled), each next to one companion (text_social). A changing
+    word's companion is its `anchor` where the unit has adopted the new sense (from its first
+    slice on), its `old_anchor` elsewhere; a stable word's companion is one of its two, 50/50,
+    everywhere and always;
+  - per changing word, `bare_docs` "bare" usages: the word alone, the text tells no sense;
+  - `chatter_docs` sentences about the community's topic.
+Which companion a unit writes is thus decided by the unit and the time alone: no phrase hints at
+it. A time- and unit-blind model can only learn the average over units.
+Columns: doc_id, unit, time, word (a bare usage's word, else ""), kind (paired, bare, chatter),
+sense (paired: the sense of `word`'s usage in it, its new or old sense name; else ""), text.
 """
 
 from __future__ import annotations
@@ -26,8 +39,8 @@ import pandas as pd
 
 from .config import SocialWorldConfig
 from .text_senses import WHEN, WHO
-from .text_social import COMMUNITY_TOPICS, PAIRS, TOPIC_ORDER
-from .util import Cycler, fill
+from .text_social import BARE, COMMUNITY_TOPICS, PAIR_ORDER, PAIRED, PAIRS, STABLE, STABLE_ORDER, TOPIC_ORDER
+from .util import Cycler, capitalise, fill
 
 
 def unit_names(n_units: int) -> list[str]:
@@ -116,49 +129,71 @@ def walk_share(graph: nx.Graph, first_slice: dict, per_slice: bool = False):
     return hits / total if total else float("nan")
 
 
+def changing_words(cfg: SocialWorldConfig) -> list[str]:
+    """`word` first, then the next words of PAIR_ORDER (wrapping round), `n_changing` in all."""
+    i = PAIR_ORDER.index(cfg.word)
+    return [PAIR_ORDER[(i + k) % len(PAIR_ORDER)] for k in range(cfg.n_changing)]
+
+
 def social_frames(cfg: SocialWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame, nx.Graph, dict]:
-    """(docs, units, graph, truth). docs: doc_id, unit, time, sense, text. units: unit,
-    community, first_slice. truth: the diffusion_truth dict (see generate_social)."""
+    """(docs, units, graph, truth). docs: doc_id, unit, time, word, kind, sense, text. units: unit,
+    community, first_slice (of `word`). truth: the diffusion_truth dict (see generate_social)."""
     cfg.validate()
     rng = np.random.default_rng(cfg.seed)
     g, community = community_graph(cfg, rng)
-    first = plant_diffusion(g, cfg, rng)
-    pair = PAIRS[cfg.word]
+    changing = changing_words(cfg)
+    stable = list(STABLE_ORDER[: cfg.n_stable])
+    firsts = {w: plant_diffusion(g, cfg, rng) for w in changing}
     slots = {"who": WHO, "when": WHEN}
-    old, new = Cycler(pair["old"], rng), Cycler(pair["new"], rng)
+    paired, bare = Cycler(PAIRED, rng), Cycler(BARE, rng)
     topics = {c: Cycler(COMMUNITY_TOPICS[TOPIC_ORDER[c % len(TOPIC_ORDER)]], rng)
               for c in range(cfg.n_communities)}
-    n_word = max(1, int(round(cfg.word_share * cfg.docs_per_unit_slice)))
+
+    main = PAIRS[cfg.word]
     rows = []
     for t in range(cfg.n_slices):
         for u in sorted(g.nodes):
-            adopted = first[u] is not None and first[u] <= t
-            topic = topics[community[u]]
-            for j in range(cfg.docs_per_unit_slice):
-                if j < n_word:
-                    use_new = adopted != (rng.random() < cfg.noise)   # noise flips the sense
-                    text = fill(new.next() if use_new else old.next(), rng, slots)
-                    sense = pair["new_sense"] if use_new else pair["old_sense"]
-                    if rng.random() < 0.5:   # a bit of community chatter around the usage
-                        text = f"{text} {fill(topic.next(), rng, slots)}"
-                else:
-                    text = fill(topic.next(), rng, slots)
-                    if rng.random() < 0.5:
-                        text = f"{text} {fill(topic.next(), rng, slots)}"
-                    sense = ""
-                rows.append(dict(unit=u, time=t, sense=sense, text=text))
-    docs = pd.DataFrame(rows)
+            adopted = {w: firsts[w][u] is not None and firsts[w][u] <= t for w in changing}
+            for _ in range(cfg.docs_per_word):
+                phrases, main_new = [], False
+                for k in rng.permutation(len(changing) + len(stable)):
+                    if k < len(changing):
+                        w = changing[k]
+                        new = adopted[w] != (rng.random() < cfg.noise)   # noise flips the companion
+                        main_new = new if w == cfg.word else main_new
+                        companion = PAIRS[w]["anchor"] if new else PAIRS[w]["old_anchor"]
+                    else:
+                        w = stable[k - len(changing)]
+                        companion = STABLE[w][int(rng.integers(2))]
+                    phrases.append(paired.next().replace("{T}", w).replace("{C}", companion))
+                rows.append(dict(unit=u, time=t, word="", kind="paired",
+                                 sense=main["new_sense"] if main_new else main["old_sense"],
+                                 text=capitalise(", ".join(phrases)) + "."))
+            for w in changing:
+                for _ in range(cfg.bare_docs):
+                    rows.append(dict(unit=u, time=t, word=w, kind="bare", sense="",
+                                     text=fill(bare.next().replace("{T}", w), rng, slots)))
+            for _ in range(cfg.chatter_docs):
+                rows.append(dict(unit=u, time=t, word="", kind="chatter", sense="",
+                                 text=fill(topics[community[u]].next(), rng, slots)))
+    docs = pd.DataFrame(rows, columns=["unit", "time", "word", "kind", "sense", "text"])
     docs.insert(0, "doc_id", [f"d{i:05d}" for i in range(len(docs))])
+    first = firsts[cfg.word]
     units = pd.DataFrame({"unit": sorted(g.nodes)})
     units["community"] = units.unit.map(community).astype(int)
     units["first_slice"] = units.unit.map(lambda u: first[u]).astype("Int64")
+    pair = PAIRS[cfg.word]
     truth = {
-        "mode": cfg.mode, "word": cfg.word, "anchor": pair["anchor"],
+        "mode": cfg.mode, "word": cfg.word, "anchor": pair["anchor"], "old_anchor": pair["old_anchor"],
         "old_sense": pair["old_sense"], "new_sense": pair["new_sense"],
         "n_slices": cfg.n_slices,
         "first_slice": {u: first[u] for u in sorted(first)},
         "community": {u: community[u] for u in sorted(community)},
         "walk_share": round(float(walk_share(g, first)), 6),
+        "changing_words": changing, "stable_words": stable,
+        "words": {w: {"anchor": PAIRS[w]["anchor"], "old_anchor": PAIRS[w]["old_anchor"],
+                      "first_slice": {u: firsts[w][u] for u in sorted(firsts[w])},
+                      "walk_share": round(float(walk_share(g, firsts[w])), 6)} for w in changing},
     }
     return docs, units, g, truth
 
@@ -172,9 +207,10 @@ def edges_frame(g: nx.Graph) -> pd.DataFrame:
 def generate_social(cfg: Optional[SocialWorldConfig] = None):
     """(SocialCorpus, diffusion_truth) of the diffusion world.
 
-    diffusion_truth: mode ("walk"/"flight"), word, anchor (tied to the new sense), old_sense,
-    new_sense, n_slices, first_slice {unit: int|None}, community {unit: int}, walk_share (planted
-    share of newly reached units with an adopting neighbour)."""
+    diffusion_truth: mode ("walk"/"flight"), word, anchor (its new-sense companion), old_anchor,
+    old_sense, new_sense, n_slices, first_slice {unit: int|None} (of `word`), community {unit: int},
+    walk_share (planted share of newly reached units with an adopting neighbour), changing_words,
+    stable_words, words {changing word: anchor, old_anchor, first_slice, walk_share}."""
     from tempo_analysis.data import SocialCorpus
 
     docs, _, g, truth = social_frames(cfg or SocialWorldConfig())

@@ -13,11 +13,12 @@ import torch
 from tempo_analysis.cli import main
 from tempo_analysis.diffusion import (DiffusionMapper, DiffusionTrainConfig, SliceBatchSampler, SocialMLMDataset,
                                       fixed_mlm_batches, mlm_perplexity)
+from tempo_analysis.diffusion.analysis import recover_mode
 from tempo_analysis.diffusion.classify import train_dcwe_classifier
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
-SMALL = SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, docs_per_unit_slice=3, word_share=0.67,
+SMALL = SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, n_changing=2, n_stable=1, docs_per_word=2,
                           speed=2, n_seeds=1, seed=0)
 FAST = dict(node2vec=dict(dim=8, num_walks=2, walk_length=10), social_dim=8, gat_heads=2, batch_size=8,
             progress=False)
@@ -102,7 +103,15 @@ def test_analyses_and_figures(run):
     index = run.context_index(progress=False)
     result = run.analyze("cloud", "server", index=index, n_neighbors=5)
     assert result.word == "cloud" and result.n_neighbors == 5
-    assert set(result.first) == set(run.corpus_.units) and result.mode["mode"] in ("walk", "flight", None)
+    assert set(result.first) == set(run.corpus_.units)
+    # the first arrivals are those of the r-hat table, and the mode is read from them
+    grid = result.rhat.pivot_table(index="unit", columns="time", values="rhat")
+    for u, t in result.first.items():
+        row = grid.loc[u] if u in grid.index else pd.Series(dtype=float)
+        assert t == next((s for s in run.corpus_.slices if row.get(s, 0) > 0), None), u
+    again = recover_mode(run.corpus_.graph, result.first, run.corpus_.slices)
+    assert json.dumps(result.mode, sort_keys=True) == json.dumps(again, sort_keys=True)  # (NaN-safe)
+    assert result.mode["mode"] in ("walk", "flight") or result.mode["new_units"] == 0
     assert run.analyze("cloud", "server", n_neighbors=5).to_dict() == result.to_dict()  # same index, same answer
     figs = [run.visualize_perplexity(), run.visualize_network_map(result), run.visualize_walk_flight(result),
             run.visualize_rhat(result)]
@@ -148,7 +157,11 @@ def test_cli_train_and_analyze_csv(tiny_dir, tmp_path, capsys):
     assert res["word"] == "cloud" and res["n_neighbors"] == 5
     assert {"unit", "time", "rhat", "n", "example"} <= set(res["rhat"][0])
     assert set(res["first_arrival"]) == set(corpus.units) | {"lonely"}
-    assert [r["time"] for r in res["walk_flight"]] == [1, 2] and res["mode"]["mode"] in ("walk", "flight", None)
+    assert [r["time"] for r in res["walk_flight"]] == [1, 2]
+    g = corpus.graph.copy()
+    g.add_node("lonely")
+    again = recover_mode(g, res["first_arrival"], [0, 1, 2])
+    assert res["mode"]["mode"] == again["mode"] and res["mode"]["new_units"] == again["new_units"]
     assert "recovered mode" in capsys.readouterr().out
     # bad input: a word that never occurs -> one clear line, exit code 2
     rc = main(["diffusion", "analyze", "--checkpoint", str(out), "--word", "zebra", "--anchor", "server",

@@ -13,7 +13,7 @@ def world():
         seed=0,
         stream=StreamWorldConfig(n_timelines=6, posts_per_timeline=(5, 9)),
         change=ChangeWorldConfig(targets=("cell", "tape"), controls=("table",), n_sentences_per_word_period=6),
-        social=SocialWorldConfig(n_units=12, n_communities=2, n_slices=4, speed=2, docs_per_unit_slice=1),
+        social=SocialWorldConfig(n_units=12, n_communities=2, n_slices=4, speed=2, n_changing=1, docs_per_word=1),
         yearly=YearlyWorldConfig(years=(2010, 2013), docs_per_year=10, trend_words=("transformer", "kernel")),
     ))  # fmt: skip
 

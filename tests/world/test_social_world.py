@@ -1,4 +1,5 @@
-"""The diffusion world: communities, walk vs flight shares, sense/anchor usage follows adoption."""
+"""The diffusion world: communities, walk vs flight shares, companions follow each word's adoption,
+and nothing but the unit and the time tells which companion comes."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import pandas as pd
 import pytest
 
 from tempo_analysis.world import SocialWorldConfig, generate_social, social_frames, walk_share
-from tempo_analysis.world.text_social import COMMUNITY_TOPICS, PAIRS
+from tempo_analysis.world.text_social import BARE, COMMUNITY_TOPICS, PAIRED, PAIRS, STABLE, banned_words
 from tempo_analysis.world.util import count_word
 
 
@@ -32,17 +33,22 @@ def test_graph_units_and_communities(walk):
     inside = sum(comm[a] == comm[b] for a, b in g.edges)
     assert inside / g.number_of_edges() > 0.7          # communities are dense inside, sparse across
     assert set(docs.time) == set(range(cfg.n_slices))
-    assert (docs.groupby(["unit", "time"]).size() == cfg.docs_per_unit_slice).all()
+    per_cell = cfg.docs_per_word + cfg.n_changing * cfg.bare_docs + cfg.chatter_docs
+    assert (docs.groupby(["unit", "time"]).size() == per_cell).all()
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_walk_share_high_and_flight_share_low(seed):
-    """The planted modes differ clearly in the share of newly reached units with an adopting neighbour."""
+    """The planted modes differ clearly in the share of newly reached units with an adopting neighbour,
+    for every changing word."""
     _, _, gw, tw = social_frames(SocialWorldConfig(mode="walk", seed=seed))
     _, _, gf, tf = social_frames(SocialWorldConfig(mode="flight", seed=seed))
     assert walk_share(gw, tw["first_slice"]) >= 0.9
     assert walk_share(gf, tf["first_slice"]) <= 0.1
     assert tw["walk_share"] == pytest.approx(walk_share(gw, tw["first_slice"]), abs=1e-6)
+    for w in tw["changing_words"]:
+        assert walk_share(gw, tw["words"][w]["first_slice"]) >= 0.9
+        assert walk_share(gf, tf["words"][w]["first_slice"]) <= 0.1
     per = walk_share(gw, tw["first_slice"], per_slice=True)
     assert set(per) <= set(range(1, SocialWorldConfig().n_slices))
 
@@ -56,58 +62,95 @@ def test_truth_records_mode_word_anchor_and_first_slices(walk, flight):
         reached = [t for t in first.values() if t is not None]
         assert reached.count(0) == cfg.n_seeds
         for t in range(1, cfg.n_slices):
-            assert reached.count(t) == cfg.speed
+            assert reached.count(t) <= cfg.speed          # a walk adopts its whole frontier when it is smaller
+        assert len(reached) > cfg.n_seeds + cfg.speed
+        assert truth["changing_words"][0] == "cloud" and len(truth["changing_words"]) == cfg.n_changing
+        firsts = [tuple(truth["words"][w]["first_slice"].values()) for w in truth["changing_words"]]
+        assert len(set(firsts)) == len(firsts)          # every word spreads from its own seeds
         table = units.set_index("unit")
         for u, v in first.items():
             assert (pd.isna(table.first_slice[u]) if v is None else table.first_slice[u] == v)
             assert table.community[u] == truth["community"][u]
 
 
+def _phrases(text: str) -> dict:
+    """{target word: companion} of a paired document ("Cloud server, river and boat, ...")."""
+    out = {}
+    for phrase in text.rstrip(".").lower().split(", "):
+        words = phrase.split()
+        out[words[0]] = words[-1]
+    return out
+
+
 def test_documents_follow_adoption(walk):
     docs, _, _, truth = walk
-    word, anchor = truth["word"], truth["anchor"]
-    first = truth["first_slice"]
+    targets = set(truth["changing_words"]) | set(truth["stable_words"])
     for r in docs.itertuples():
-        adopted = first[r.unit] is not None and first[r.unit] <= r.time
-        has_word = count_word(r.text, word) == 1
-        has_anchor = count_word(r.text, anchor) == 1
-        if r.sense == truth["new_sense"]:
-            assert adopted and has_word and has_anchor, r.text
-        elif r.sense == truth["old_sense"]:
-            assert not adopted and has_word and not has_anchor, r.text
+        if r.kind == "chatter":
+            assert r.word == "" and r.sense == "" and not any(count_word(r.text, w) for w in banned_words()), r.text
+        elif r.kind == "bare":
+            assert r.word in truth["changing_words"] and count_word(r.text, r.word) == 1, r.text
+            assert sum(count_word(r.text, w) for w in banned_words()) == 1, r.text     # no companion
         else:
-            assert r.sense == "" and not has_word and not has_anchor, r.text
-    # every (unit, slice) uses the word at least once
-    assert (docs[docs.sense != ""].groupby(["unit", "time"]).size() >= 1).all()
-    assert docs[docs.sense != ""].groupby(["unit", "time"]).ngroups == docs.groupby(["unit", "time"]).ngroups
+            pairs = _phrases(r.text)
+            assert set(pairs) == targets, r.text                                  # every target word once
+            for w, companion in pairs.items():
+                if w in truth["words"]:
+                    info = truth["words"][w]
+                    first = info["first_slice"][r.unit]
+                    adopted = first is not None and first <= r.time
+                    assert companion == (info["anchor"] if adopted else info["old_anchor"]), r.text
+                else:
+                    assert companion in STABLE[w], r.text
+            main = PAIRS[truth["word"]]
+            assert r.sense == (main["new_sense"] if pairs[truth["word"]] == main["anchor"] else main["old_sense"])
+    # both companions of a stable word occur in every slice (50/50, whatever the unit or time)
+    paired = docs[docs.kind == "paired"]
+    for w in truth["stable_words"]:
+        for c in STABLE[w]:
+            has = paired.text.map(lambda t: _phrases(t)[w] == c)
+            assert paired[has].time.nunique() == truth["n_slices"]
 
 
-def test_community_texts_never_hold_a_pair_word_or_anchor():
-    banned = set(PAIRS) | {p["anchor"] for p in PAIRS.values()}
-    for topic in COMMUNITY_TOPICS.values():
-        for t in topic:
-            assert not any(count_word(t, w) for w in banned), t
-    for word, p in PAIRS.items():
-        for t in p["old"]:
-            assert count_word(t, word) == 1 and count_word(t, p["anchor"]) == 0, t
-        for t in p["new"]:
-            assert count_word(t, word) == 1 and count_word(t, p["anchor"]) == 1, t
+def test_only_unit_and_time_tell_the_companion(walk):
+    """Phrases of adopters and of non-adopters use the same shapes, and the order of the words in a
+    document does not depend on adoption: the text gives a time-blind model nothing to go on."""
+    docs, _, _, truth = walk
+    shapes = {True: set(), False: set()}
+    for r in docs[docs.kind == "paired"].itertuples():
+        for phrase in r.text.rstrip(".").lower().split(", "):
+            w = phrase.split()[0]
+            if w in truth["words"]:
+                first = truth["words"][w]["first_slice"][r.unit]
+                adopted = first is not None and first <= r.time
+                shapes[adopted].add(" ".join(["T", *phrase.split()[1:-1], "C"]))
+    assert shapes[True] == shapes[False] == {" ".join(["T", *p.split()[1:-1], "C"]) for p in PAIRED}
+
+
+def test_community_texts_and_templates_never_hold_a_target_or_companion():
+    for text in [t for topic in COMMUNITY_TOPICS.values() for t in topic] + PAIRED + BARE:
+        assert not any(count_word(text, w) for w in banned_words()), text
+    for t in PAIRED:
+        assert t.startswith("{T}") and t.endswith("{C}")
+    for t in BARE:
+        assert "{T}" in t and "{C}" not in t
 
 
 def test_knobs():
-    _, _, gf, fast = social_frames(SocialWorldConfig(speed=4))
+    _, _, gf, fast = social_frames(SocialWorldConfig(speed=6))
     reached = [t for t in fast["first_slice"].values() if t is not None]
-    # at most `speed` per slice (a walk adopts its whole frontier when it is smaller)
-    assert 2 + 2 * 6 < len(reached) <= 2 + 4 * 6
-    assert all(reached.count(t) <= 4 for t in range(1, 7))
+    cfg = SocialWorldConfig()
+    assert len(reached) > cfg.n_seeds + cfg.speed * (cfg.n_slices - 1)
+    assert all(reached.count(t) <= 6 for t in range(1, cfg.n_slices))
     assert walk_share(gf, fast["first_slice"]) == 1.0
-    docs, _, g, t = social_frames(SocialWorldConfig(n_units=12, n_communities=2, n_slices=3,
-                                                    docs_per_unit_slice=2, word="stream"))
-    assert len(g) == 12 and sorted(set(docs.time)) == [0, 1, 2] and len(docs) == 12 * 3 * 2
-    assert t["anchor"] == "viewers"
+    docs, _, g, t = social_frames(SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, n_changing=2, n_stable=1,
+                                                    docs_per_word=1, bare_docs=0, chatter_docs=2, word="stream"))
+    assert len(g) == 12 and sorted(set(docs.time)) == [0, 1, 2] and len(docs) == 12 * 3 * (1 + 0 + 2)
+    assert t["anchor"] == "viewers" and t["changing_words"] == ["stream", "mouse"] and t["stable_words"] == ["river"]
     noisy, _, _, tn = social_frames(SocialWorldConfig(noise=0.3))
     first = tn["first_slice"]
-    flipped = [r for r in noisy[noisy.sense != ""].itertuples()
+    cloud = noisy[noisy.kind == "paired"]
+    flipped = [r for r in cloud.itertuples()
                if (r.sense == tn["new_sense"]) != (first[r.unit] is not None and first[r.unit] <= r.time)]
     assert len(flipped) > 0
 
@@ -128,7 +171,9 @@ def test_generate_social_returns_social_corpus():
 
 
 @pytest.mark.parametrize("kw,field", [({"mode": "jump"}, "mode"), ({"word": "banana"}, "word"),
-                                      ({"n_communities": 99}, "n_communities"), ({"p_in": 2.0}, "p_in")])
+                                      ({"n_communities": 99}, "n_communities"), ({"p_in": 2.0}, "p_in"),
+                                      ({"n_changing": 9}, "n_changing"), ({"n_stable": 9}, "n_stable"),
+                                      ({"docs_per_word": 0}, "docs_per_word")])
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         social_frames(SocialWorldConfig(**kw))

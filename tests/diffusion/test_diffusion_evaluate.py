@@ -1,0 +1,62 @@
+"""Planted-truth scores: sigma precision@k, offset ratio, and the masked-prediction r-hat."""
+import networkx as nx
+import pandas as pd
+import pytest
+import torch
+
+from tempo_analysis.diffusion.evaluate import offset_norms, offset_ratio, sigma_precision_at_k
+from tempo_analysis.diffusion.mlm import PlainMLM
+from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
+from tempo_analysis.diffusion.probe import prediction_rhat
+from tempo_analysis.diffusion.report import analyze_rhat
+from tempo_analysis.encoders import tiny_encoder
+
+TEXTS = ["cloud server", "cloud rain", "river boat", "river bridge", "mouse cheese"]
+
+
+def test_sigma_precision_at_k():
+    sims = pd.DataFrame({"word": ["cloud"] * 3 + ["river"] * 3 + ["mouse"] * 3,
+                         "sim": [0.5, 0.9, 0.7, 0.99, 0.98, 0.99, 0.8, 0.95, 0.6]})
+    assert sigma_precision_at_k(sims, ["cloud", "mouse"]) == (1.0, ["cloud", "mouse"])
+    assert sigma_precision_at_k(sims, ["river", "cloud"])[0] == 0.5
+    assert sigma_precision_at_k(sims, ["cloud"], min_contexts=4)[0] == 0.0   # too few contexts: no sigma
+
+
+@pytest.fixture
+def model():
+    enc, tok = tiny_encoder(head="mlm", seed=0)
+    m = DCWEForMaskedLM.from_encoder(enc, node_features=torch.randn(3, 4), edge_index=[[0, 1], [1, 2]],
+                                     dynamic_token_ids=content_vocabulary(TEXTS, tok), units=list("abc"),
+                                     slices=[0, 1], social_dim=4, gat_heads=1, offset_dropout=0.0,
+                                     gat_dropout=0.0).eval()
+    return m, tok
+
+
+def test_offset_ratio_is_larger_where_offsets_move(model):
+    m, tok = model
+    assert offset_norms(m, tok, ["cloud"])["ratio"].eq(0).all()     # start state: no offsets
+    with torch.no_grad():
+        cloud = tok("cloud", add_special_tokens=False)["input_ids"][0]
+        e = m.encoder.get_input_embeddings().weight[cloud]
+        for ffn in m.dynamic.ffns:   # an offset that fires for "cloud" only: bias cancels elsewhere
+            ffn.fc2.weight.normal_(0, 0.01, generator=torch.Generator().manual_seed(0))
+            ffn.fc1.weight[:, : e.numel()] += 5 * e.unsqueeze(0) / e.norm() ** 2
+    norms = offset_norms(m, tok, ["cloud", "river"])
+    assert set(norms.columns) == {"word", "unit", "time", "ratio"} and len(norms) == 2 * 3 * 2
+    assert offset_ratio(m, tok, ["cloud"], ["river"]) > 1
+    with pytest.raises(ValueError, match="dynamic vocabulary"):
+        offset_norms(m, tok, ["the"])
+
+
+def test_prediction_rhat_cwe_gives_one_answer_and_zero_offsets_change_nothing(model):
+    m, tok = model
+    g = nx.Graph([("a", "b"), ("b", "c")])
+    plain = prediction_rhat(PlainMLM(m.encoder), tok, "cloud", "server", ["a", "b", "c"], [0, 1], n_neighbors=3,
+                            candidates=m.dynamic_token_ids)
+    assert plain["rank"].nunique() == 1 and len(plain) == 6    # no unit or time input: one answer
+    with torch.no_grad():   # a large offset in slice 1 only: slice 0 still reads as the plain encoder
+        m.dynamic.ffns[1].fc2.bias.normal_(0, 5.0, generator=torch.Generator().manual_seed(0))
+    dyn = prediction_rhat(m, tok, "cloud", "server", ["a", "b", "c"], [0, 1], n_neighbors=3)
+    assert dyn[dyn["time"] == 0]["rank"].tolist() == plain[plain["time"] == 0]["rank"].tolist()
+    result = analyze_rhat(dyn, g, ["a", "b", "c"], [0, 1], "cloud", "server")
+    assert set(result.first) == {"a", "b", "c"}
