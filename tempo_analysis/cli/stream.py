@@ -28,14 +28,22 @@ def register(subparsers) -> None:
     e.add_argument("--data", default="world",
                    help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
                         "rumoureval2017 alone reads shared/data/rumoureval2017)")
-    e.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), an HF name or a path")
+    e.add_argument("--model", default=None,
+                   help="encoder: 'default' (embedded MiniLM, the default), an HF name or a path")
     e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
     e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
     e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
     e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
     e.add_argument("--baseline", default=None, choices=list(BASELINES),
-                   help="evaluate a baseline instead of TempoFormer")
+                   help="evaluate a baseline instead of TempoFormer (options it does not take are refused)")
+    e.add_argument("--hidden", type=int, nargs="+", default=None,
+                   help="baseline hidden size(s): BiLSTM/time_bilstm one LSTM size; ffn_history, swnu, "
+                        "seq_sig_net two FFN sizes")
+    e.add_argument("--dropout", type=float, default=None, help="baseline dropout")
+    e.add_argument("--llm", default=None, help="llm_few_shot: causal LM ('default' = embedded SmolLM2-135M-Instruct, "
+                                                "an HF name, or a folder)")
+    e.add_argument("--shots", type=int, default=None, help="llm_few_shot: examples in the prompt (paper: 5, 10)")
     e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
     e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
     e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
@@ -57,16 +65,27 @@ def register(subparsers) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def settings_from_args(args) -> dict:
-    """Model settings (only the ones given) for make_classifier."""
-    s = {"encoder": args.model, "ablation": args.ablation, "device": args.device,
-         "progress": not args.no_progress}
-    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary"):
-        if getattr(args, key) is not None:
+def settings_from_args(args) -> tuple[dict, dict]:
+    """(explicit, ambient) model settings for make_classifier.
+
+    explicit: the options the user gave; a model that does not take one refuses it
+    (check_settings). ambient: the encoder default, device and progress, passed where taken.
+    """
+    s = {}
+    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary", "dropout", "llm",
+                "shots"):
+        if getattr(args, key, None) is not None:
             s[key] = getattr(args, key)
+    if args.model is not None:
+        s["encoder"] = args.model
+    if args.ablation != "none":
+        s["ablation"] = args.ablation
     if args.freeze_local:
         s["freeze_local"] = True
-    return s
+    if getattr(args, "hidden", None) is not None:
+        s["hidden"] = args.hidden[0] if len(args.hidden) == 1 else tuple(args.hidden)
+    ambient = {"encoder": "default", "device": args.device, "progress": not args.no_progress}
+    return s, ambient
 
 
 def evaluate(args) -> int:
@@ -76,21 +95,28 @@ def evaluate(args) -> int:
 
     from tempo_analysis.data.specs import load_timelines
     from tempo_analysis.evaluation.classification import aggregate, cross_validate, format_table
-    from tempo_analysis.stream.experiment import make_classifier
+    from tempo_analysis.stream.experiment import check_settings, make_classifier, model_settings
 
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.baseline and args.ablation != "none":
         raise ValueError("--ablation applies to TempoFormer; drop it when using --baseline")
+    name = args.baseline or "tempoformer"
+    explicit, ambient = settings_from_args(args)
+    try:
+        check_settings(name, explicit)
+    except ValueError as err:
+        flags = ", ".join("--" + k.replace("_", "-") for k in sorted(set(explicit) - set(model_settings(name))))
+        raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them ({err})") from None
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                           seed=args.split_seed)
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
-    name = args.baseline or "tempoformer"
-    settings = settings_from_args(args)
+    params = set(model_settings(name))
+    settings = {**{k: v for k, v in ambient.items() if k in params}, **explicit}  # only what the model takes
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    report = {"data": args.data, "model": name, "encoder": args.model, "ablation": args.ablation,
+    report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
               "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
               "settings": {k: v for k, v in settings.items() if k != "progress"}, "by_window": {}}
