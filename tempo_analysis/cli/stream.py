@@ -40,6 +40,9 @@ def register(subparsers) -> None:
     e.add_argument("--hidden", type=int, nargs="+", default=None,
                    help="baseline hidden size(s): BiLSTM/time_bilstm one LSTM size; ffn_history, swnu, "
                         "seq_sig_net two FFN sizes")
+    e.add_argument("--tune", nargs="+", default=None, metavar="KEY=V1,V2",
+                   help="choose these settings on DEV inside every fold (grid search, best dev macro-F1), e.g. "
+                        "--tune hidden=200,300,400 lr=1e-3,5e-4,1e-4; the chosen point is recorded per run")
     e.add_argument("--dropout", type=float, default=None, help="baseline dropout")
     e.add_argument("--llm", default=None, help="llm_few_shot: causal LM ('default' = embedded SmolLM2-135M-Instruct, "
                                                 "an HF name, or a folder)")
@@ -55,7 +58,9 @@ def register(subparsers) -> None:
                    help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
                         "for mean-pooling sentence encoders such as the default MiniLM")
     e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
-    e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D)")
+    e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for "
+                        "order-only data (a post's index in its timeline is its time; also the rule when "
+                        "the file has no timestamp column)")
     e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
     e.add_argument("--device", default="auto")
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -108,6 +113,15 @@ def evaluate(args) -> int:
     except ValueError as err:
         flags = ", ".join("--" + k.replace("_", "-") for k in sorted(set(explicit) - set(model_settings(name))))
         raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them ({err})") from None
+    grid = None
+    if args.tune:
+        from tempo_analysis.stream.tuning import DevTunedClassifier, parse_grid
+
+        grid = parse_grid(args.tune)
+        check_settings(name, grid)
+        both = sorted(set(grid) & set(explicit))
+        if both:
+            raise ValueError(f"{both} are both fixed and tuned; give each setting once")
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                           seed=args.split_seed)
     if not tl.label_names:
@@ -119,7 +133,7 @@ def evaluate(args) -> int:
     report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
               "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
-              "settings": {k: v for k, v in settings.items() if k != "progress"}, "by_window": {}}
+              "settings": {k: v for k, v in settings.items() if k != "progress"}, "tune": grid, "by_window": {}}
     t0 = time.perf_counter()
 
     def write():
@@ -131,12 +145,23 @@ def evaluate(args) -> int:
     for w in args.window:
         partial = report["by_window"].setdefault(str(w), {"runs": []})
 
-        def on_run(run, partial=partial):
+        made = []
+
+        def make(seed, w=w):
+            if grid is None:
+                return make_classifier(name, window=w, seed=seed, **settings)
+            made.append(DevTunedClassifier(lambda **point: make_classifier(name, window=w, seed=seed,
+                                                                           strict=point, **settings), grid))
+            return made[-1]
+
+        def on_run(run, partial=partial, made=made):
+            if made:  # the point chosen on dev, and every point's dev score
+                run["tuned"] = {"chosen": made[-1].best_params_, "grid": made[-1].tuning_}
             partial["runs"].append(run)
             partial["summary"] = aggregate(partial["runs"], tl.label_names)
             write()
 
-        res = cross_validate(lambda seed: make_classifier(name, window=w, seed=seed, **settings), tl,
+        res = cross_validate(make, tl,
                              folds=args.folds, seeds=args.seeds, max_folds=args.max_folds,
                              progress=not args.no_progress, on_run=on_run)
         report["by_window"][str(w)] = res

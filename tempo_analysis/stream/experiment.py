@@ -18,6 +18,7 @@ from pathlib import Path
 
 from tempo_analysis.data.locations import project_root
 from tempo_analysis.data.specs import load_timelines
+from tempo_analysis.data.timelines import check_labels_seen
 from tempo_analysis.evaluation.classification import aggregate, classification_scores, timeline_folds
 
 from .baselines import BiLSTMClassifier, FFNHistoryClassifier, PostEncoderClassifier, PriorRandomClassifier
@@ -103,6 +104,7 @@ def fit_and_score(name: str, train, dev, test, **settings) -> dict:
     Returns {"summary": mean/std dict as cross_validate gives (one run), "runs": [run],
     "model": the fitted classifier, "proba": its test probabilities, "seconds": fit+predict time}.
     """
+    check_labels_seen(train, test)
     t0 = time.perf_counter()
     clf = make_classifier(name, **settings).fit(train, dev)
     proba = clf.predict_proba(test)

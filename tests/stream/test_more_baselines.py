@@ -160,3 +160,57 @@ def test_options_a_model_does_not_take_are_refused(tmp_path, capsys):
 
     rec = json.loads(out.read_text())
     assert rec["settings"] == {} and rec["model"] == "random"
+
+
+class _Fixed:
+    """An estimator that is right (or wrong) on every post; records what it was fitted on."""
+
+    def __init__(self, right, seen):
+        self.right, self.seen = right, seen
+
+    def fit(self, train, dev=None):
+        self.label_names_ = list(train.label_names)
+        self.seen.append((set(train.df["post_id"]), set(dev.df["post_id"])))
+        return self
+
+    def predict(self, tl):
+        codes = tl.label_codes(self.label_names_)
+        return codes if self.right else 1 - codes
+
+
+def test_dev_tuning_keeps_the_best_point_on_dev(data):
+    from tempo_analysis.stream.tuning import DevTunedClassifier, parse_grid
+
+    train, dev = data
+    seen = []
+    tuned = DevTunedClassifier(lambda right, k: _Fixed(right, seen), {"right": [False, True, False], "k": [1]})
+    tuned.fit(train, dev)
+    assert tuned.best_params_ == {"right": True, "k": 1} and tuned.dev_macro_f1_ == 1.0
+    assert [p["dev_macro_f1"] for p in tuned.tuning_] == [0.0, 1.0, 0.0]
+    assert all(tr == set(train.df["post_id"]) for tr, _ in seen) and len(seen) == 3
+    assert (tuned.predict(dev) == dev.label_codes(tuned.label_names_)).all()
+    with pytest.raises(ValueError, match="dev"):
+        DevTunedClassifier(lambda **p: _Fixed(True, []), {"right": [True]}).fit(train, None)
+    assert parse_grid(["hidden=200,300", "lr=1e-3", "pooling=cls"]) == {"hidden": [200, 300], "lr": [1e-3],
+                                                                       "pooling": ["cls"]}
+    with pytest.raises(ValueError, match="KEY=V1,V2"):
+        parse_grid(["hidden"])
+
+
+def test_cli_tune_records_the_point_chosen_on_dev(tmp_path):
+    import json
+
+    tl = make_timelines(n_timelines=8, n_posts=(5, 4), labels=("no", "yes"), seed=4)
+    csv = tmp_path / "posts.csv"
+    tl.df.drop(columns=["seconds"]).assign(timestamp=tl.df["seconds"]).to_csv(csv, index=False)
+    out = tmp_path / "res.json"
+    args = ["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--folds", "3", "--max-folds", "1",
+            "--no-progress", "--device", "cpu", "--baseline", "bilstm", "--window", "2", "--epochs", "1",
+            "--out", str(out)]
+    assert main(args + ["--tune", "hidden=4,8", "--hidden", "4"]) == 2  # fixed and tuned at once
+    assert main(args + ["--tune", "shots=2"]) == 2  # not a BiLSTM setting
+    assert main(args + ["--tune", "hidden=4,8"]) == 0
+    run = json.loads(out.read_text())["by_window"]["2"]["runs"][0]
+    assert [p["hidden"] for p in run["tuned"]["grid"]] == [4, 8]
+    best = max(run["tuned"]["grid"], key=lambda p: p["dev_macro_f1"])
+    assert run["tuned"]["chosen"] == {"hidden": best["hidden"]}
