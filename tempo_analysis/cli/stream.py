@@ -114,9 +114,12 @@ def evaluate(args) -> int:
     explicit, ambient = settings_from_args(args)
     try:
         check_settings(name, explicit)
-    except ValueError as err:
-        flags = ", ".join("--" + k.replace("_", "-") for k in sorted(set(explicit) - set(model_settings(name))))
-        raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them ({err})") from None
+    except ValueError:
+        flag = {"encoder": "model"}  # settings whose option has another name
+        flags = ", ".join("--" + flag.get(k, k).replace("_", "-")
+                          for k in sorted(set(explicit) - set(model_settings(name))))
+        takes = ", ".join(model_settings(name))
+        raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them (it takes the settings: {takes})") from None
     grid = None
     if args.tune:
         from tempo_analysis.stream.tuning import DevTunedClassifier, parse_grid
