@@ -30,14 +30,25 @@ def register(subparsers) -> None:
     e.add_argument("--data", default="world",
                    help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
                         "rumoureval2017 alone reads shared/data/rumoureval2017)")
-    e.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), an HF name or a path")
+    e.add_argument("--model", default=None,
+                   help="encoder: 'default' (embedded MiniLM, the default), an HF name or a path")
     e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
     e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
     e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
     e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
     e.add_argument("--baseline", default=None, choices=list(BASELINES),
-                   help="evaluate a baseline instead of TempoFormer")
+                   help="evaluate a baseline instead of TempoFormer (options it does not take are refused)")
+    e.add_argument("--hidden", type=int, nargs="+", default=None,
+                   help="baseline hidden size(s): BiLSTM/time_bilstm one LSTM size; ffn_history, swnu, "
+                        "seq_sig_net two FFN sizes")
+    e.add_argument("--tune", nargs="+", default=None, metavar="KEY=V1,V2",
+                   help="choose these settings on DEV inside every fold (grid search, best dev macro-F1), e.g. "
+                        "--tune hidden=200,300,400 lr=1e-3,5e-4,1e-4; the chosen point is recorded per run")
+    e.add_argument("--dropout", type=float, default=None, help="baseline dropout")
+    e.add_argument("--llm", default=None, help="llm_few_shot: causal LM ('default' = embedded SmolLM2-135M-Instruct, "
+                                                "an HF name, or a folder)")
+    e.add_argument("--shots", type=int, default=None, help="llm_few_shot: examples in the prompt (paper: 5, 10)")
     e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
     e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
     e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
@@ -49,7 +60,9 @@ def register(subparsers) -> None:
                    help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
                         "for mean-pooling sentence encoders such as the default MiniLM")
     e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
-    e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D)")
+    e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for "
+                        "order-only data (a post's index in its timeline is its time; also the rule when "
+                        "the file has no timestamp column)")
     e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
     e.add_argument("--device", default="auto")
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -60,16 +73,27 @@ def register(subparsers) -> None:
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
-def settings_from_args(args) -> dict:
-    """Model settings (only the ones given) for make_classifier."""
-    s = {"encoder": args.model, "ablation": args.ablation, "device": args.device,
-         "progress": not args.no_progress}
-    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary"):
-        if getattr(args, key) is not None:
+def settings_from_args(args) -> tuple[dict, dict]:
+    """(explicit, ambient) model settings for make_classifier.
+
+    explicit: the options the user gave; a model that does not take one refuses it
+    (check_settings). ambient: the encoder default, device and progress, passed where taken.
+    """
+    s = {}
+    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary", "dropout", "llm",
+                "shots"):
+        if getattr(args, key, None) is not None:
             s[key] = getattr(args, key)
+    if args.model is not None:
+        s["encoder"] = args.model
+    if args.ablation != "none":
+        s["ablation"] = args.ablation
     if args.freeze_local:
         s["freeze_local"] = True
-    return s
+    if getattr(args, "hidden", None) is not None:
+        s["hidden"] = args.hidden[0] if len(args.hidden) == 1 else tuple(args.hidden)
+    ambient = {"encoder": "default", "device": args.device, "progress": not args.no_progress}
+    return s, ambient
 
 
 def evaluate(args) -> int:
@@ -80,22 +104,41 @@ def evaluate(args) -> int:
 
     from tempo_analysis.data.specs import load_timelines
     from tempo_analysis.evaluation.classification import aggregate, cross_validate, format_table
-    from tempo_analysis.stream.experiment import make_classifier
+    from tempo_analysis.stream.experiment import check_settings, make_classifier, model_settings
 
     if args.threads:
         torch.set_num_threads(args.threads)
     if args.baseline and args.ablation != "none":
         raise ValueError("--ablation applies to TempoFormer; drop it when using --baseline")
+    name = args.baseline or "tempoformer"
+    explicit, ambient = settings_from_args(args)
+    try:
+        check_settings(name, explicit)
+    except ValueError:
+        flag = {"encoder": "model"}  # settings whose option has another name
+        flags = ", ".join("--" + flag.get(k, k).replace("_", "-")
+                          for k in sorted(set(explicit) - set(model_settings(name))))
+        takes = ", ".join(model_settings(name))
+        raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them (it takes the settings: {takes})") from None
+    grid = None
+    if args.tune:
+        from tempo_analysis.stream.tuning import DevTunedClassifier, parse_grid
+
+        grid = parse_grid(args.tune)
+        check_settings(name, grid)
+        both = sorted(set(grid) & set(explicit))
+        if both:
+            raise ValueError(f"{both} are both fixed and tuned; give each setting once")
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                           seed=args.split_seed)
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
-    name = args.baseline or "tempoformer"
-    settings = settings_from_args(args)
-    report = {"data": args.data, "model": name, "encoder": args.model, "ablation": args.ablation,
+    params = set(model_settings(name))
+    settings = {**{k: v for k, v in ambient.items() if k in params}, **explicit}  # only what the model takes
+    report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
               "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
-              "settings": {k: v for k, v in settings.items() if k != "progress"}, "by_window": {}}
+              "settings": {k: v for k, v in settings.items() if k != "progress"}, "tune": grid, "by_window": {}}
     t0 = time.perf_counter()
 
     def write():
@@ -105,12 +148,23 @@ def evaluate(args) -> int:
     for w in args.window:
         partial = report["by_window"].setdefault(str(w), {"runs": []})
 
-        def on_run(run, partial=partial):
+        made = []
+
+        def make(seed, w=w):
+            if grid is None:
+                return make_classifier(name, window=w, seed=seed, **settings)
+            made.append(DevTunedClassifier(lambda **point: make_classifier(name, window=w, seed=seed,
+                                                                           strict=point, **settings), grid))
+            return made[-1]
+
+        def on_run(run, partial=partial, made=made):
+            if made:  # the point chosen on dev, and every point's dev score
+                run["tuned"] = {"chosen": made[-1].best_params_, "grid": made[-1].tuning_}
             partial["runs"].append(run)
             partial["summary"] = aggregate(partial["runs"], tl.label_names)
             write()
 
-        res = cross_validate(lambda seed: make_classifier(name, window=w, seed=seed, **settings), tl,
+        res = cross_validate(make, tl,
                              folds=args.folds, seeds=args.seeds, max_folds=args.max_folds,
                              progress=not args.no_progress, on_run=on_run)
         report["by_window"][str(w)] = res

@@ -23,9 +23,10 @@ _LAZY = {
     "slice_times": "slicing",
     "SocialCorpus": "social",
     "Timelines": "timelines", "UnsortedTimestampsWarning": "timelines", "Windows": "timelines",
+    "OrderOnlyWarning": "timelines",
 }
 
-__all__ = ["DataError", "DataPathError", "PeriodCorpus", "SocialCorpus", "TargetUsage", "Timelines",
+__all__ = ["DataError", "DataPathError", "OrderOnlyWarning", "PeriodCorpus", "SocialCorpus", "TargetUsage", "Timelines",
            "UnsortedTimestampsWarning", "Windows", "slice_times", "usages_frame"]
 
 

@@ -120,8 +120,10 @@ def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | N
     rule; ``rumoureval2017[:DIR]``: RumourEval-2017 threads with LRS stance-switch labels
     (default folder: ``shared/data/rumoureval2017``); ``csv:FILE`` / ``jsonl:FILE``: columns
     ``timeline_id, post_id, timestamp, text[, label, author]`` (``time_unit`` for numeric
-    timestamps: s, ms, min, h, D; timelines of one post are kept). ``max_timelines`` keeps a
-    seeded random subset of whole timelines.
+    timestamps: s, ms, min, h, D; ``position``, or no timestamp column, for order-only data:
+    a post's index in its timeline is its time). A timeline of one post is refused (it has no
+    stream to classify; the DataError names it). ``max_timelines`` keeps a seeded random subset
+    of whole timelines.
     """
     s = parse_spec(spec, TIMELINE_SPECS)
     if s.kind == "world":
@@ -134,7 +136,7 @@ def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | N
             raise DataError(f"--data {s.text!r}: file {s.path!r} not found. Fix: give one existing "
                             f"{s.kind} file path.")
         reader = Timelines.from_csv if s.kind == "csv" else Timelines.from_jsonl
-        tl = reader(Path(s.path).expanduser(), time_unit=time_unit, min_posts=1)
+        tl = reader(Path(s.path).expanduser(), time_unit=time_unit, min_posts=2)
     return subsample_timelines(tl, max_timelines, seed)
 
 

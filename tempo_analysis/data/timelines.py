@@ -11,7 +11,11 @@ timeline and a warning says how many timelines were reordered; with ``sort=False
 is refused with a :class:`DataError` naming the timeline and row.
 
 Timestamps: datetimes, ISO 8601 strings (naive = UTC), or numbers with a declared ``time_unit``
-(one of ``TIME_UNITS``). A column that mixes numbers with strings is refused (a number there
+(one of ``TIME_UNITS``). Order-only data (conversations with turn order only): with
+``time_unit="position"``, or when there is no ``timestamp`` column at all (then with an
+``OrderOnlyWarning``), each post's time is its index in its timeline as given (0, 1, 2, ...,
+read as seconds), so a window's gaps count posts; a timestamp column, if any, is kept as
+``timestamp_original``. A column that mixes numbers with strings is refused (a number there
 would otherwise be read as nanoseconds since 1970); numbers beyond the years 1677-2262 are refused
 as a wrong unit. ``text`` must be strings (a numeric column is usually the wrong column).
 """
@@ -29,6 +33,43 @@ from .errors import DataError, data_error, read_frame, require_columns, require_
 
 REQUIRED = ("timeline_id", "post_id", "timestamp", "text")
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0, "D": 86400.0}
+POSITION = "position"  # time_unit for order-only data: a post's index in its timeline is its time
+
+
+class OrderOnlyWarning(UserWarning):
+    """The input has no timestamp column: each post's position in its timeline is its time."""
+
+
+def _order_only(df: pd.DataFrame, time_unit: str | None) -> tuple[pd.DataFrame, str | None]:
+    """Positions as times for order-only input (see the module docstring); other input unchanged."""
+    if time_unit != POSITION and ("timestamp" in df.columns or time_unit is not None):
+        return df, time_unit
+    if "timeline_id" not in df.columns:
+        return df, "s"  # require_columns reports it
+    df = df.copy()
+    if "timestamp" in df.columns:
+        df = df.rename(columns={"timestamp": "timestamp_original"})
+    else:
+        warnings.warn("Timelines: no 'timestamp' column; each post's position in its timeline (0, 1, 2, ... in "
+                      "the input's order) is its time. Pass time_unit='position' to say so.", OrderOnlyWarning,
+                      stacklevel=3)
+    df["timestamp"] = df.groupby("timeline_id", sort=False, dropna=False).cumcount().astype("float64")
+    return df, "s"
+
+
+def check_labels_seen(train: "Timelines", other: "Timelines", what: str = "test") -> None:
+    """Raise a DataError naming the posts of `other` whose label no training post has."""
+    if "label" not in other.df:
+        return
+    seen = set(train.df["label"].dropna()) if "label" in train.df else set()
+    lab = other.df["label"]
+    bad = lab.notna() & ~lab.isin(seen)
+    if bad.any():
+        raise data_error("label", f"{what} labels {sorted(set(lab[bad]))} never occur in training "
+                         f"(training has {sorted(seen)})",
+                         "use folds in which every label occurs in training (fewer folds, or more data), or drop "
+                         "these posts' labels", ids=other.df.loc[bad, "post_id"].tolist(), id_name="post_id",
+                         rows=np.flatnonzero(bad.to_numpy()).tolist())
 
 
 class UnsortedTimestampsWarning(UserWarning):
@@ -142,8 +183,10 @@ class Timelines:
         """Validate a DataFrame of posts. See the module docstring for the ordering policy."""
         if not isinstance(df, pd.DataFrame):
             raise DataError(f"Timelines.from_frame expects a pandas DataFrame, got {type(df).__name__}.")
-        if time_unit is not None and time_unit not in TIME_UNITS:
-            raise DataError(f"time_unit={time_unit!r} is not known. Fix: use one of {list(TIME_UNITS)}.")
+        if time_unit is not None and time_unit not in TIME_UNITS and time_unit != POSITION:
+            raise DataError(f"time_unit={time_unit!r} is not known. Fix: use one of {list(TIME_UNITS)}, "
+                            f"or {POSITION!r} for order-only data.")
+        df, time_unit = _order_only(df, time_unit)
         if isinstance(min_posts, bool) or not isinstance(min_posts, (int, np.integer)) or min_posts < 1:
             raise DataError(f"min_posts must be a positive integer, got {min_posts!r}. Fix: use min_posts=2 "
                             "(the default) or min_posts=1 to keep single-post timelines.")

@@ -21,6 +21,8 @@ import numpy as np
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from tqdm.auto import tqdm
 
+from tempo_analysis.data.timelines import check_labels_seen
+
 
 def classification_scores(y_true, y_pred, label_names) -> dict:
     """Per-class F1/precision/recall/support, macro-F1 and the confusion matrix."""
@@ -126,6 +128,7 @@ def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev
             t0 = time.perf_counter()
             train, test = timelines.subset(sp.train), timelines.subset(sp.test)
             dev = timelines.subset(sp.dev) if sp.dev else None
+            check_labels_seen(train, test, f"fold {sp.fold} test")
             est = make_estimator(seed).fit(train, dev)
             if list(est.label_names_) != names:
                 raise ValueError(f"estimator label names {est.label_names_} != data's {names}")

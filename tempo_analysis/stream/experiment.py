@@ -18,16 +18,22 @@ from pathlib import Path
 
 from tempo_analysis.data.locations import project_root
 from tempo_analysis.data.specs import load_timelines
+from tempo_analysis.data.timelines import check_labels_seen
 from tempo_analysis.evaluation.classification import aggregate, classification_scores, timeline_folds
 
 from .baselines import BiLSTMClassifier, FFNHistoryClassifier, PostEncoderClassifier, PriorRandomClassifier
 from .classifier import TempoFormerClassifier
+from .llm_prompt import FewShotLLMClassifier
+from .robert import RoBERTClassifier
+from .signature import SeqSigNetClassifier, SWNUClassifier
+from .time_bilstm import TimeAwareBiLSTMClassifier
 from .names import BASELINES, MODELS, check_ablation
 
 # every model by the name the CLI, the CV and fit_and_score take (names.MODELS, in that order)
 CLASSES = {"tempoformer": TempoFormerClassifier, "random": PriorRandomClassifier,
            "post_encoder": PostEncoderClassifier, "ffn_history": FFNHistoryClassifier,
-           "bilstm": BiLSTMClassifier}
+           "bilstm": BiLSTMClassifier, "time_bilstm": TimeAwareBiLSTMClassifier, "robert": RoBERTClassifier,
+           "swnu": SWNUClassifier, "seq_sig_net": SeqSigNetClassifier, "llm_few_shot": FewShotLLMClassifier}
 
 
 def notebook_defaults() -> dict:
@@ -98,6 +104,7 @@ def fit_and_score(name: str, train, dev, test, **settings) -> dict:
     Returns {"summary": mean/std dict as cross_validate gives (one run), "runs": [run],
     "model": the fitted classifier, "proba": its test probabilities, "seconds": fit+predict time}.
     """
+    check_labels_seen(train, test)
     t0 = time.perf_counter()
     clf = make_classifier(name, **settings).fit(train, dev)
     proba = clf.predict_proba(test)
@@ -122,18 +129,34 @@ def notebook_tempoformer(defaults: dict | None = None, timelines=None, progress:
     return out
 
 
-def make_classifier(name: str, **settings):
-    """TempoFormer or a baseline by name ("tempoformer", "random", "post_encoder", "ffn_history", "bilstm").
-
-    settings are the class's keyword arguments; keys a class does not take are ignored, so one
-    settings dict can drive every model (e.g. window, epochs, seed, encoder, progress).
-    """
+def model_settings(name: str) -> list[str]:
+    """The keyword settings model `name` takes (its constructor's arguments)."""
     if name not in CLASSES:
         raise ValueError(f"model {name!r} is not known; valid names: {', '.join(CLASSES)}")
-    cls = CLASSES[name]
-    params = inspect.signature(cls.__init__).parameters
-    return cls(**{k: v for k, v in settings.items() if k in params})
+    return [k for k in inspect.signature(CLASSES[name].__init__).parameters if k != "self"]
 
 
-__all__ = ["BASELINES", "CLASSES", "MODELS", "fit_and_score", "make_classifier", "notebook_defaults",
-           "notebook_tempoformer", "recorded_ablation", "split_timelines"]
+def check_settings(name: str, settings: dict) -> None:
+    """Raise ValueError naming every setting that model `name` does not take (none is ignored)."""
+    unknown = sorted(set(settings) - set(model_settings(name)))
+    if unknown:
+        raise ValueError(f"{', '.join(unknown)} do(es) not apply to {name!r}; drop them. {name!r} takes: "
+                         f"{', '.join(model_settings(name))}")
+
+
+def make_classifier(name: str, strict: dict | None = None, **settings):
+    """TempoFormer or a baseline by name (names.MODELS: "tempoformer", "random", "bilstm", "swnu", ...).
+
+    settings are the class's keyword arguments; keys a class does not take are ignored, so one
+    settings dict can drive every model (e.g. window, epochs, seed, encoder, progress). `strict`
+    settings are checked first (check_settings): a key the class does not take raises.
+    """
+    if strict:
+        check_settings(name, strict)
+        settings = {**settings, **strict}
+    params = model_settings(name)
+    return CLASSES[name](**{k: v for k, v in settings.items() if k in params})
+
+
+__all__ = ["BASELINES", "CLASSES", "MODELS", "check_settings", "fit_and_score", "make_classifier", "model_settings",
+           "notebook_defaults", "notebook_tempoformer", "recorded_ablation", "split_timelines"]

@@ -19,8 +19,10 @@ ABLATIONS: dict[str, str] = {
 # the post vector TempoFormer's stream reads (TempoFormerConfig.summary)
 SUMMARIES = ("cls", "mean", "mean_then_cls")
 
-# the baselines of paper section 4.2 (tempo_analysis.stream.baselines), by the names the CLI takes
-BASELINES = ("random", "post_encoder", "ffn_history", "bilstm")
+# the baselines of paper section 4.2 and Table 4, by the names the CLI takes (modules: baselines,
+# time_bilstm, robert, signature, llm_prompt)
+BASELINES = ("random", "post_encoder", "ffn_history", "bilstm", "time_bilstm", "robert", "swnu", "seq_sig_net",
+             "llm_few_shot")
 MODELS = ("tempoformer",) + BASELINES
 
 

@@ -29,6 +29,9 @@ from tempo_analysis.data.loaders.nltk_corpora import load_nltk_eras
 from tempo_analysis.data.loaders.rumoureval import load_rumoureval
 from tempo_analysis.data.loaders.semeval import load_semeval
 
+from tempo_analysis.data.specs import load_timelines as load_timelines_spec
+from tempo_analysis.data.timelines import check_labels_seen
+
 from .builders import dwug_row, tweet, write_dwug, write_rumoureval, write_semeval
 
 
@@ -48,6 +51,15 @@ def posts(**cols) -> pd.DataFrame:
                 timestamp=["2020-01-01", "2020-01-02", "2020-01-01", "2020-01-03"], text=["w", "x", "y", "z"])
     base.update(cols)
     return pd.DataFrame(base)
+
+
+CSV_HEAD = "timeline_id,post_id,timestamp,text,label\n"
+JSONL_OK = ('{"timeline_id": "a", "post_id": "1", "timestamp": 1, "text": "hi"}\n'
+            '{"timeline_id": "a", "post_id": "2", "timestamp": 2, "text": "yo"}\n')
+
+
+def load_spec(path, time_unit="s", kind="csv"):
+    return load_timelines_spec(f"{kind}:{path}", time_unit=time_unit)
 
 
 def docs(**cols) -> pd.DataFrame:
@@ -123,6 +135,51 @@ TIMELINES = [
         error=r"'.*nope\.csv' does not exist"),
     Row("timelines: window size", lambda t: Timelines.from_frame(posts()).windows(0),
         error=r"window size w must be a positive integer"),
+    Row("timelines: no timestamp column (rule: order-only, warned)",
+        lambda t: Timelines.from_frame(posts().drop(columns="timestamp")),
+        warn=r"no 'timestamp' column; each post's position in its timeline",
+        check=lambda tl: tl.df["seconds"].tolist() == [0.0, 1.0, 0.0, 1.0]),
+    Row("timelines: time_unit='position' (rule: order-only)",
+        lambda t: Timelines.from_frame(posts(timestamp=["2020-01-09", "2020-01-01", "2020-01-01", "2020-01-02"]),
+                                       time_unit="position"),
+        check=lambda tl: tl.df["seconds"].tolist() == [0.0, 1.0, 0.0, 1.0]
+        and tl.df["timestamp_original"].tolist()[:2] == ["2020-01-09", "2020-01-01"]),
+    Row("timelines: label unseen in training (evaluation)",
+        lambda t: check_labels_seen(Timelines.from_frame(posts(label=["a", "b", "a", "b"])),
+                                    Timelines.from_frame(posts(label=["a", "c", None, "c"]))),
+        error=r"column 'label' at post_ids \['2', '4'\] / rows \[1, 3\]: test labels \['c'\] never occur in training"),
+]
+
+# the stream --data specs (csv:FILE / jsonl:FILE) as `tempo-analysis stream evaluate` reads them
+STREAM_SPECS = [
+    Row("stream csv: missing column", lambda t: load_spec(write(t, "m.csv", "timeline_id,post_id,timestamp\na,1,1\n")),
+        error=r"Timelines input is missing column\(s\) \['text'\]; it has \['timeline_id', 'post_id', 'timestamp'\]"),
+    Row("stream csv: a time unit but no timestamp column",
+        lambda t: load_spec(write(t, "m2.csv", "timeline_id,post_id,text\na,1,x\na,2,y\n")),
+        error=r"missing column\(s\) \['timestamp'\]"),
+    Row("stream csv: empty text", lambda t: load_spec(write(t, "e.csv", CSV_HEAD + "a,1,1,hi,x\na,2,2,,y\n")),
+        error=r"column 'text' at post_ids \['2'\] / rows \[1\]: empty or missing text"),
+    Row("stream csv: NaN timestamp", lambda t: load_spec(write(t, "n.csv", CSV_HEAD + "a,1,1,hi,x\na,2,,yo,y\n")),
+        error=r"column 'timestamp' at rows \[1\]: NaN or infinite timestamps"),
+    Row("stream csv: non-numeric timestamp",
+        lambda t: load_spec(write(t, "t.csv", CSV_HEAD + "a,1,2020-01-01,hi,x\na,2,soon,yo,y\n"), None),
+        error=r"column 'timestamp' at rows \[1\]: unparseable timestamps \['soon'\]"),
+    Row("stream csv: unsorted timestamps (rule: sorted, warned)",
+        lambda t: load_spec(write(t, "u.csv", CSV_HEAD + "a,1,5,hi,x\na,2,3,yo,y\n")),
+        warn=r"sorted posts by timestamp in 1 timeline", check=lambda tl: tl.df["post_id"].tolist() == ["2", "1"]),
+    Row("stream csv: duplicate post ids", lambda t: load_spec(write(t, "d.csv", CSV_HEAD + "a,1,1,hi,x\na,1,2,yo,y\n")),
+        error=r"column 'post_id' at post_ids \['1'\] / rows \[0, 1\]: duplicate post ids"),
+    Row("stream csv: timeline of one post",
+        lambda t: load_spec(write(t, "o.csv", CSV_HEAD + "a,1,1,hi,x\na,2,2,yo,y\nb,3,1,hey,x\n")),
+        error=r"column 'timeline_id' at timeline_ids \['b'\]: timeline\(s\) with fewer than min_posts=2 posts"),
+    Row("stream csv: no timestamp column (rule: order-only, warned)",
+        lambda t: load_spec(write(t, "p.csv", "timeline_id,post_id,text\na,1,hi\na,2,yo\n"), None),
+        warn=r"position in its timeline", check=lambda tl: tl.df["seconds"].tolist() == [0.0, 1.0]),
+    Row("stream jsonl: empty text", lambda t: load_spec(write(t, "e.jsonl", JSONL_OK + '{"timeline_id": "a", '
+                                                        '"post_id": "3", "timestamp": 3, "text": ""}\n'), "s", "jsonl"),
+        error=r"column 'text' at post_ids \['3'\] / rows \[2\]: empty or missing text"),
+    Row("stream jsonl: --time-unit position", lambda t: load_spec(write(t, "p.jsonl", JSONL_OK), "position", "jsonl"),
+        check=lambda tl: tl.df["seconds"].tolist() == [0.0, 1.0]),
 ]
 
 PERIODS = [
@@ -275,7 +332,7 @@ LOADERS = [
         error=r"cannot read JSON file '.*x\.json'"),
 ]
 
-ROWS = TIMELINES + PERIODS + SOCIAL + LOADERS
+ROWS = TIMELINES + STREAM_SPECS + PERIODS + SOCIAL + LOADERS
 
 
 @pytest.mark.parametrize("row", ROWS, ids=[r.id for r in ROWS])

@@ -41,14 +41,18 @@ def test_a_broken_world_raises_instead_of_being_regenerated(tmp_path, monkeypatc
 
 
 def test_csv_and_jsonl_files_and_the_subset(tmp_path):
-    tl = make_timelines(n_timelines=5, n_posts=(3, 1), seed=1)
+    tl = make_timelines(n_timelines=5, n_posts=(3, 2), seed=1)
     df = tl.df.drop(columns=["seconds"]).assign(timestamp=tl.df["seconds"])
     df.to_csv(tmp_path / "posts.csv", index=False)
     df.to_json(tmp_path / "posts.jsonl", orient="records", lines=True)
     for kind in ("csv", "jsonl"):
         back = load_timelines(f"{kind}:{tmp_path / f'posts.{kind}'}", time_unit="s")
-        assert back.df["post_id"].tolist() == tl.df["post_id"].tolist()  # timelines of one post kept
+        assert back.df["post_id"].tolist() == tl.df["post_id"].tolist()
         assert back.df["seconds"].tolist() == tl.df["seconds"].tolist()
+    # a timeline of one post has no stream to classify: refused, naming it
+    df.iloc[:4].to_csv(tmp_path / "one.csv", index=False)  # tl1 keeps one of its two posts
+    with pytest.raises(DataError, match=r"timeline_ids \['tl1'\]: timeline\(s\) with fewer than min_posts=2"):
+        load_timelines(f"csv:{tmp_path / 'one.csv'}", time_unit="s")
     sub = load_timelines(f"csv:{tmp_path / 'posts.csv'}", time_unit="s", max_timelines=3, seed=2)
     assert sub.timeline_ids == subsample_timelines(tl, 3, seed=2).timeline_ids and len(sub.timeline_ids) == 3
     with pytest.raises(DataError, match="not found"):
