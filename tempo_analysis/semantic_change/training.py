@@ -163,7 +163,7 @@ def post_train(model, tokenizer, texts, times, cfg: PostTrainConfig | None = Non
             # the period corpus and general text (without a time token: it has no period)
             g = list(general_text)
             head_ex = examples + encode_sentences(tokenizer, g, [0] * len(g), max_length=cfg.max_length)
-            report["n_head_examples"] = len(head_ex)
+            report["n_head_examples"] = len(head_ex)                    # what stage 0 is fed
             report["n_general_sentences"] = len(head_ex) - len(examples)
             t0 = TrainConfig(max_epochs=None, max_steps=cfg.head_steps, lr=cfg.head_lr, schedule="linear",
                              warmup_ratio=cfg.warmup_ratio, weight_decay=0.0, **base)

@@ -222,3 +222,12 @@ def test_frequency_change_baseline():
     assert out.loc["cell", "score"] == pytest.approx(abs(np.log2(1.5 / 2.5)))
     assert out.loc["y", "score"] == pytest.approx(0.0) and out.loc["cell", "n_a"] == 2
     assert len(corpus) > 0
+
+
+def test_scores_equal_up_to_float_noise_rank_nothing():
+    truth = pd.DataFrame({"word": list("abcde"), "graded": [0.9, 0.5, 0.3, 0.1, 0.0]})
+    noise = pd.DataFrame({"word": list("abcde"), "score": [4e-16, 3e-16, 2e-16, 1e-16, 0.0]})
+    m = evaluate_scores(noise, truth)
+    assert m["spearman"] == 0.0 and m["constant_scores"] and m["spearman_ci_low"] == m["spearman_ci_high"] == 0.0
+    tiny = noise.assign(score=noise["score"] * 1e10)          # 1e-6-sized scores are a real ranking
+    assert evaluate_scores(tiny, truth)["spearman"] == pytest.approx(1.0)
