@@ -25,7 +25,7 @@ import sys
 import warnings
 
 # Module name -> group; the group's own module chooses its command name (e.g. "semantic-change").
-GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text")
+GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text", "encoder")
 
 
 def build_parser() -> argparse.ArgumentParser:
