@@ -23,17 +23,24 @@
 # time term per sentence (not over the batch), runs in O(n·d) through fused attention, and starts
 # exactly at the pretrained model (a gate that training opens). Baselines go through the same scorer:
 #
-# | method | what it adds to the pretrained encoder |
-# |---|---|
-# | `plain` | nothing: no time, no training (averaged embeddings, Martinc et al.) |
-# | `temporal-attention` | time in every attention layer (the paper), MLM post-trained |
-# | `time-token` | a period token like `<old>` prepended to every sentence (TempoBERT), MLM post-trained |
-# | `scaled-linear/exp/doc` | attention scores multiplied by a fixed factor per period, MLM post-trained |
+# | method | what it adds to the pretrained encoder | sees time? |
+# |---|---|---|
+# | `plain` | nothing: no time, no training (averaged embeddings, Martinc et al.) | no |
+# | `no-time` | **the time-blind control**: the temporal-attention model, post-trained on the same data with the same steps and seed, but fed one period for every sentence | no |
+# | `temporal-attention` | time in every attention layer (the paper), MLM post-trained | yes |
+# | `time-token` | a period token like `<old>` prepended to every sentence (TempoBERT), MLM post-trained | yes |
+# | `both` | time token *and* temporal attention (the paper's "Both") | yes |
+# | `scaled-linear/exp/doc` | attention scores multiplied by a fixed factor per period, MLM post-trained | yes |
 #
 # By default this runs on the **planted world**: 19 words in two periods (`old`, `new`) whose sense
 # shares were set by hand, so the true amount of change is known (`graded` = how much the share of
-# the changing sense moved). Parameters switch to Gutenberg vs Brown (real text, no truth), a
-# SemEval-2020 Task 1 folder, or a DWUG folder. Every method is one `SemanticChangeRanker`:
+# the changing sense moved). The world is built so that **only time can see the change**: the
+# sentences that get ranked (the *probes*, e.g. "I keep thinking about that cell.") are the same
+# text in both periods. A model that ignores time reads them identically and cannot rank at all;
+# a model post-trained on the period corpus (where *cell* is a phone far more often in `new`) and
+# told each probe's period can. Parameters switch to the pseudoword benchmark (real English,
+# graded truth), Gutenberg vs Brown (real text, no truth), a SemEval-2020 Task 1 folder, or a
+# DWUG folder. Every method is one `SemanticChangeRanker`:
 # `fit(data)` trains, embeds and scores; what it learned ends in `_` (`scores_`, `metrics_`, ...).
 # Method page: `docs/methods/semantic_change.md`.
 
@@ -45,18 +52,20 @@ from tempo_analysis.data.specs import load_change_data
 from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.notebook import record_summary
 from tempo_analysis.semantic_change import NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config
+from tempo_analysis.semantic_change.ranker import time_ablation, time_effect
+from tempo_analysis.semantic_change.study import recorded_study
 from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_probe, word_explorer
 
 # %% tags=["parameters"]
-DATA = "world"  # or "nltk" (gutenberg, 19th c., vs brown, 1961: shared/data), "semeval:DIR", "dwug:DIR"
-METHODS = list(NOTEBOOK_METHODS)  # temporal-attention, plain, time-token; add "scaled-linear", "scaled-exp", "scaled-doc" (~30-60 s each)
+DATA = "world"  # or "pseudoword" (real text, graded truth: shared/data), "nltk" (gutenberg vs brown), "semeval:DIR", "dwug:DIR"
+METHODS = list(NOTEBOOK_METHODS)  # plain, no-time, temporal-attention, time-token, both; add "scaled-linear", "scaled-exp", "scaled-doc"
 SCORERS = ["cosine", "prt", "apd-within"]  # also "apd", "jsd"
 SAMPLES = None  # usages per word and period (None: notebook default, 30)
-LAYERS = None  # average of the last h layers (None: default, 4)
+LAYERS = None  # the last h layers (an int), or hidden-state indices: a list or a range such as "2-4" (None: default)
 TRAIN_EPOCHS = None  # MLM post-training epochs (None: the notebook default, 0.5; 0 = no post-training)
 MAX_SENTENCES = None  # seeded cap on sentences per period for big corpora (e.g. 3000 for nltk)
 TARGETS = None  # semeval, dwug, nltk: a subset of target words, e.g. ["cell", "house"] (world: all 19)
-WORD = None  # the word to explore (None: the top-ranked word)
+WORD = None  # the word to explore (None: "cell" when it is a target, else the top-ranked word)
 SEED = 0
 
 # %% [markdown]
@@ -100,6 +109,35 @@ for miss in main.missing_:
     print("missing:", miss, "(scored NaN, left out of the correlation)")
 
 # %% [markdown]
+# ## Does time help?
+# Each method's Spearman against the truth, with a **95% bootstrap interval over targets** (19
+# words give wide intervals; read overlapping bars as "not distinguishable"). Grey bars never see
+# time: `plain`, the time-blind control `no-time` (the same model and training as temporal
+# attention, time input held fixed), and the **frequency** baseline (how much each word's relative
+# frequency changed; no model). `time_effect` = temporal attention − no-time: what time adds.
+
+# %%
+ablation = time_ablation(rankers, data)
+effect = time_effect(ablation)
+display(figs.ablation_bars(ablation))
+display(ablation.round(3))
+print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
+
+# %% [markdown]
+# On real text the same comparison runs on the **pseudoword benchmark** (`DATA = "pseudoword"`):
+# documents of Brown, Gutenberg, State of the Union, Inaugural and ACL abstracts split into two
+# periods at random, then a share *p* of a target's later usages replaced by a donor word's
+# sentences (the truth is *p*). It takes several CPU minutes per method, so here we show the
+# recorded run (`docs/results/semantic_change/`, with the command that reproduces it):
+
+# %%
+study = recorded_study()
+if study is not None:
+    display(study.round(3))
+else:
+    print("no recorded pseudoword study found (docs/results/semantic_change/pseudoword_study.json)")
+
+# %% [markdown]
 # ## The ranking against the truth
 # Each dot is a word: its true rank (x, by graded change) against the model's rank (y, by change
 # score). Words on the diagonal are ranked right. The stable control words share the truth's last
@@ -129,13 +167,17 @@ display(table.pivot(index="method", columns="scorer", values="spearman").round(3
 # A map of the word's usages (UMAP of their vectors): each dot is a sentence, coloured by period;
 # hover to read it. A word whose sense moved shows a cloud that the later period fills and the
 # earlier one does not. Next to it: the word's nearest words in each period (the model's best
-# substitutes for it, from its MLM head).
+# substitutes for it, from its MLM head), for the temporal model and for its time-blind control:
+# on the world's probes the control reads the same sentences in both periods, so its two columns
+# can only agree.
 
 # %%
-word = WORD or main.scores_.dropna().iloc[0]["word"]
+word = WORD or ("cell" if "cell" in main.targets_ else main.scores_.dropna().iloc[0]["word"])
 umap_map = main.usage_map(word)
 display(main.visualize_usage_map(word, precomputed=umap_map))
 display(main.visualize_neighbours(word, k=8))
+if "no-time" in rankers:
+    display(rankers["no-time"].visualize_neighbours(word, k=8).update_layout(title=f"{word}: no-time control"))
 
 # %% [markdown]
 # Pick another word:
@@ -163,16 +205,24 @@ sentence_probe(main, word=word, text=example.get(word, f"I thought about the {wo
 
 # %% [markdown]
 # ## Key numbers
-# Recorded in `build/summary.json` as `semantic_change.<method>.spearman` (planted world only:
-# other data have their own truth, or none).
+# Recorded in `build/summary.json` (planted world only: other data have their own truth, or none):
+# `semantic_change.<method>.spearman` (+ `_ci_low`, `_ci_high`, `.pearson`) for every method and
+# the frequency baseline, `semantic_change.time_effect`, and the recorded pseudoword study as
+# `semantic_change.pseudoword.<method>.spearman` and `semantic_change.pseudoword.time_effect`.
 
 # %%
 summary = {}
 if data.name == "world":
-    for m, r in rankers.items():
-        if "spearman" in r.metrics_:
-            summary[f"semantic_change.{m}.spearman"] = round(r.metrics_["spearman"], 4)
-            summary[f"semantic_change.{m}.pearson"] = round(r.metrics_["pearson"], 4)
+    for row in ablation.itertuples():
+        summary[f"semantic_change.{row.method}.spearman"] = round(row.spearman, 4)
+        summary[f"semantic_change.{row.method}.spearman_ci_low"] = round(row.ci_low, 4)
+        summary[f"semantic_change.{row.method}.spearman_ci_high"] = round(row.ci_high, 4)
+        summary[f"semantic_change.{row.method}.pearson"] = round(row.pearson, 4)
+    summary["semantic_change.time_effect"] = round(effect, 4)
+    if study is not None:
+        for row in study.itertuples():
+            summary[f"semantic_change.pseudoword.{row.method}.spearman"] = round(row.spearman, 4)
+        summary["semantic_change.pseudoword.time_effect"] = round(time_effect(study), 4)
     summary["semantic_change.settings.samples"] = main.config.samples
     summary["semantic_change.settings.layers"] = str(main.config.layers)
     summary["semantic_change.settings.scorer"] = main.config.scorer

@@ -23,18 +23,29 @@ def register(subparsers) -> None:
     sub = group.add_subparsers(dest="semantic_change_command", metavar="COMMAND")
     p = sub.add_parser("rank", help="score and rank target words; evaluate against truth when present",
                        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    p.add_argument("--data", default="world", help="world[:DIR] | semeval:DIR | dwug:DIR | nltk[:DIR]")
+    p.add_argument("--data", default="world",
+                   help="world[:DIR] | semeval:DIR | dwug:DIR | nltk[:DIR] | pseudoword[:SHARED_DATA_DIR]")
     p.add_argument("--method", default="temporal-attention",
-                   choices=["temporal-attention", "time-token", "scaled-linear", "scaled-exp", "scaled-doc", "plain"])
+                   choices=["temporal-attention", "time-token", "both", "no-time", "scaled-linear", "scaled-exp",
+                            "scaled-doc", "plain"],
+                   help="both = time token + temporal attention; no-time = the temporal-attention model post-trained "
+                        "and run with its time input held at one period (the time-blind control)")
     p.add_argument("--form", default=None, choices=["faithful", "modulated"],
                    help="temporal-attention form (default: the library default, see docs/methods/semantic_change.md)")
-    p.add_argument("--scorer", default="cosine", choices=["cosine", "apd", "prt", "apd-within", "jsd"])
+    p.add_argument("--no-time-residual", action="store_true",
+                   help="faithful form: the paper's pure formula softmax(Q T^T T K^T / (|T| sqrt d)), with no gated "
+                        "residual onto the pretrained scores")
+    p.add_argument("--scorer", default=None, choices=["cosine", "apd", "prt", "apd-within", "jsd"],
+                   help="change scorer (default: the library default, see docs/methods/semantic_change.md)")
     p.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), HF name, or local path")
     p.add_argument("--train-epochs", type=float, default=None,
                    help="MLM post-training epochs over the corpus (0 skips post-training)")
-    p.add_argument("--layers", type=int, default=None, help="average the last H hidden layers")
+    p.add_argument("--layers", default=None,
+                   help="hidden layers to average: a count H (the last H layers, e.g. 4), a list (8,9,10) or a range "
+                        "(7-12) of hidden-state indices (0 = the embedding output)")
     p.add_argument("--samples", type=int, default=None, help="usages per word and period (seeded sample)")
-    p.add_argument("--zscore", action="store_true", help="z-score usage vectors before scoring")
+    p.add_argument("--zscore", action=argparse.BooleanOptionalAction, default=None,
+                   help="z-score usage vectors before scoring (default: the library default)")
     p.add_argument("--max-sentences", type=int, default=None,
                    help="seeded cap on corpus sentences per period read from semeval/nltk folders")
     p.add_argument("--targets", default=None, help="comma-separated subset of targets")
@@ -52,9 +63,17 @@ def run_rank_command(args) -> int:
     """The ``rank`` command: load data, fit the ranker, write the TSV, print the correlations."""
     # local: the CLI imports a method wing (torch, transformers) only when its command runs
     from ..data.specs import load_change_data
+    from ..data import DataError
     from ..outputs import atomic_output_dir, prepare_output_dir, prepare_output_file, stamp, text_header, write_file_atomic
     from ..semantic_change import SemanticChangeRanker, cli_config
+    from ..semantic_change.pipeline import parse_layers
 
+    try:
+        layers = parse_layers(args.layers) if args.layers is not None else None
+    except ValueError as e:
+        raise DataError(f"--layers: {e}") from None
+    if args.no_time_residual and args.method not in ("temporal-attention", "no-time", "both"):
+        raise DataError(f"--no-time-residual applies to the temporal-attention methods, not --method {args.method}.")
     # every output is checked before any work: a refused path fails at once, not after training
     prepare_output_file(args.out, overwrite=args.overwrite)
     if args.json:
@@ -65,8 +84,9 @@ def run_rank_command(args) -> int:
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
                             targets=targets)
     cfg = cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
-                     train_epochs=args.train_epochs, layers=args.layers, samples=args.samples,
-                     zscore=args.zscore, seed=args.seed, progress=args.progress)
+                     train_epochs=args.train_epochs, layers=layers, samples=args.samples,
+                     zscore=args.zscore, seed=args.seed, progress=args.progress,
+                     time_residual=not args.no_time_residual)
     ranker = SemanticChangeRanker(cfg).fit(data)
     out = Path(args.out)
     lines = [text_header("semantic-change rank: word<TAB>score, most changed first")]
@@ -75,14 +95,17 @@ def run_rank_command(args) -> int:
     write_file_atomic(out, "".join(lines))
     for m in ranker.missing_:
         print(f"warning: {m} (scored NaN, left out of the correlation)", file=sys.stderr)
-    print(f"{args.method} / {args.scorer} / layers={cfg.layers} / n={cfg.samples} / seed={args.seed}: "
+    print(f"{args.method} / {cfg.scorer} / layers={cfg.layers} / n={cfg.samples} / seed={args.seed}: "
           f"{len(ranker.scores_)} words -> {out}")
     m = ranker.metrics_
     if "spearman" in m:
-        print(f"Spearman {m['spearman']:.3f} (p={m['spearman_p']:.2g})  Pearson {m['pearson']:.3f} "
+        ci = (f" [95% CI {m['spearman_ci_low']:.3f}, {m['spearman_ci_high']:.3f}]"
+              if m.get("spearman_ci_low") == m.get("spearman_ci_low") and "spearman_ci_low" in m else "")
+        print(f"Spearman {m['spearman']:.3f}{ci} (p={m['spearman_p']:.2g})  Pearson {m['pearson']:.3f} "
               f"(p={m['pearson_p']:.2g})  n={m['n']}" + (f"  dropped={m['n_dropped']}" if m["n_dropped"] else ""))
     if "binary_accuracy" in m:
-        print(f"binary accuracy {m['binary_accuracy']:.3f} at threshold {m['binary_threshold']:.4f}")
+        print(f"binary accuracy {m['binary_accuracy']:.3f} at threshold mean+1std = {m['binary_threshold']:.4f}; "
+              f"oracle (top-k with k from the truth) {m['binary_accuracy_oracle']:.3f}")
     if not m:
         print("no truth for this data: ranking only")
     if args.save_model:

@@ -41,8 +41,12 @@ class ChangeData:
     @classmethod
     def from_usage_corpus(cls, name: str, corpus: PeriodCorpus, truth: pd.DataFrame) -> "ChangeData":
         """One usage per corpus row (columns ``word``, ``start``, ``end``: the planted world's
-        ``periods.csv``); every word of ``truth`` is a target."""
+        ``periods.csv``); every word of ``truth`` is a target. When a ``probe`` column marks rows, only
+        those are the usages (the world's probes: the same sentences in both periods, so that only a
+        model that reads time can tell the periods apart); every row stays in the corpus."""
         df = corpus.df
+        if "probe" in df and (df["probe"] == 1).any():
+            df = df[df["probe"] == 1]
         usages = [TargetUsage.checked(w, p, t, s, e, surface=w, doc_id=d)
                   for w, p, t, s, e, d in zip(df["word"], df["period"], df["text"], df["start"], df["end"],
                                               df["doc_id"])]

@@ -148,10 +148,12 @@ __all__ += ["TIMELINE_SPECS", "load_timelines"]
 from tempo_analysis.data.change import ChangeData  # noqa: E402
 from tempo_analysis.data.loaders.dwug import load_dwug  # noqa: E402
 from tempo_analysis.data.loaders.nltk_corpora import DEMO_WORDS, frequent_targets, load_nltk_eras  # noqa: E402
+from tempo_analysis.data.loaders.pseudoword import PseudowordConfig, build_pseudoword  # noqa: E402
 from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos  # noqa: E402
 from tempo_analysis.world.change import generate_change_corpus  # noqa: E402
 
-CHANGE_SPECS = {"world": "world[:DIR]", "semeval": "semeval:DIR", "dwug": "dwug:DIR", "nltk": "nltk[:DIR]"}
+CHANGE_SPECS = {"world": "world[:DIR]", "semeval": "semeval:DIR", "dwug": "dwug:DIR", "nltk": "nltk[:DIR]",
+                "pseudoword": "pseudoword[:SHARED_DATA_DIR]"}
 
 
 def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: int | None = None,
@@ -159,10 +161,13 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
     """:class:`~tempo_analysis.data.change.ChangeData` (semantic change ranking) for a ``--data`` spec.
 
     ``world[:DIR]``: the planted world's two periods (``old`` < ``new``), its given usages and its
-    graded truth, by the world rule (``targets`` and the sentence cap do not apply);
+    graded truth, by the world rule (``targets`` picks a subset; the sentence cap does not apply);
     ``semeval:DIR``: a SemEval-2020 Task 1 folder; ``dwug:DIR``: a DWUG folder (given usages);
     ``nltk[:DIR]``: Gutenberg (mostly 19th c.) against Brown (1961), no truth (default folder:
-    ``shared/data/nltk_data/corpora``). ``targets``: a subset of the dataset's targets (POS
+    ``shared/data/nltk_data/corpora``); ``pseudoword[:DIR]``: the seeded pseudoword change benchmark
+    (:mod:`tempo_analysis.data.loaders.pseudoword`) built from the real corpora of a shared data folder
+    (default ``shared/data``), ``seed`` picks the split, targets, donors and strengths, the graded
+    truth is the injected share p. ``targets``: a subset of the dataset's targets (POS
     suffixes such as ``plane_nn`` are mapped to the surface form); for nltk, the words to rank
     (default: the frequent ``DEMO_WORDS``). ``max_sentences_per_period``: a seeded cap for the
     semeval and nltk corpora.
@@ -171,7 +176,23 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
     if s.kind == "world":
         world = open_world(s.path)
         corpus, truth = (world.periods, world.change_truth) if world is not None else generate_change_corpus()
-        return ChangeData.from_usage_corpus("world", corpus, truth)
+        data = ChangeData.from_usage_corpus("world", corpus, truth)
+        return _subset(data, targets)
+    if s.kind == "pseudoword":
+        if len(s.parts) > 1:
+            raise DataError(f"--data {s.text!r}: give one shared data folder, e.g. pseudoword:../shared/data")
+        root = s.path if s.path else shared_path(s, "nltk_data").parent
+        if s.path and not Path(s.path).expanduser().is_dir():
+            raise DataError(f"--data {s.text!r}: folder {s.path!r} does not exist. Fix: give the shared data "
+                            "folder that holds nltk_data/corpora")
+        cfg = PseudowordConfig(seed=seed, **({"max_sentences_per_period": max_sentences_per_period}
+                                             if max_sentences_per_period else {}))
+        b = build_pseudoword(Path(root).expanduser(), cfg)
+        name = f"pseudoword:seed={seed}" if not s.path else f"pseudoword:{s.path}:seed={seed}"
+        data = ChangeData(name, b.corpus, b.truth["word"].tolist(), b.truth, b.usages,
+                          notes=["documents split into two periods at random; graded truth = injected share p "
+                                 "of a donor noun's sense in the later period"])
+        return _subset(data, targets)
     if s.kind == "nltk":
         root = shared_path(s, "nltk_data", "corpora")
         corpus = load_nltk_eras(root, max_sentences_per_period=max_sentences_per_period, seed=seed)
@@ -182,9 +203,21 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
         raise DataError(f"--data {s.text!r} names no folder. Fix: give it, e.g. {s.kind}:/path/to/folder")
     if s.kind == "semeval":
         d = load_semeval(s.path, max_sentences_per_period=max_sentences_per_period, seed=seed)
+        d.corpus.require_periods(2, f"semantic change ranking on --data {s.text!r}")
         return ChangeData(f"semeval:{s.path}", d.corpus, _change_targets(d.targets, targets), d.truth)
     d = load_dwug(s.path)
+    d.corpus.require_periods(2, f"semantic change ranking on --data {s.text!r}")
     return ChangeData(f"dwug:{s.path}", d.corpus, _change_targets(d.targets, targets), d.truth, d.usages)
+
+
+def _subset(data: ChangeData, wanted) -> ChangeData:
+    """``data`` restricted to the ``wanted`` targets (checked; truth and given usages filtered too)."""
+    if wanted is None:
+        return data
+    keep = _change_targets(data.targets, wanted)
+    truth = data.truth[data.truth["word"].isin(keep)].reset_index(drop=True) if data.truth is not None else None
+    usages = [u for u in data.usages if u.word in set(keep)] if data.usages is not None else None
+    return ChangeData(data.name, data.corpus, keep, truth, usages, list(data.notes))
 
 
 def _change_targets(all_targets, wanted) -> list[str]:

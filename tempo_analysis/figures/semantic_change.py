@@ -5,6 +5,7 @@ fitted ranker's tables; they can as well be called on any frames of the same sha
 
 - :func:`rank_scatter` -- true rank vs predicted rank, word labels, Spearman in the title.
 - :func:`method_comparison` -- Spearman per method, one bar group per scorer.
+- :func:`ablation_bars` -- Spearman per method with its bootstrap 95% CI; time-blind methods greyed.
 - :func:`usage_map` -- one word's usages on a 2-D map, coloured by period, sentence on hover, and
   optionally the user's own sentence as a star.
 - :func:`score_bars` -- every word's score, the selected word highlighted (for the what-if widget).
@@ -68,6 +69,23 @@ def method_comparison(table: pd.DataFrame, *, metric: str = "spearman") -> go.Fi
                              text=[f"{v:.2f}" for v in part[metric]], textposition="outside"))
     fig.update_layout(barmode="group", title=f"{metric.capitalize()} by method and scorer",
                       yaxis_title=metric, template="plotly_white", height=420, legend_title="scorer")
+    return fig
+
+
+def ablation_bars(table: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """Spearman per method (``table``: method, spearman, ci_low, ci_high, sees_time) with 95% CI whiskers;
+    methods that see time in colour, time-blind ones (and baselines) in grey."""
+    for c in ("method", "spearman", "ci_low", "ci_high", "sees_time"):
+        if c not in table:
+            raise ValueError(f"table needs columns method, spearman, ci_low, ci_high, sees_time; has {list(table.columns)}.")
+    y = table["spearman"].astype(float)
+    fig = go.Figure(go.Bar(
+        x=table["method"].tolist(), y=y.tolist(), text=[f"{v:.2f}" for v in y], textposition="outside",
+        marker_color=[PERIOD_COLOURS[1] if t else "#9e9e9e" for t in table["sees_time"]],
+        error_y=dict(type="data", symmetric=False, array=(table["ci_high"] - y).tolist(),
+                     arrayminus=(y - table["ci_low"]).tolist())))
+    fig.update_layout(title=title or "Spearman by method (bars: 95% bootstrap CI over targets; grey: time-blind)",
+                      yaxis_title="Spearman", template="plotly_white", height=420, yaxis_range=[-0.5, 1.05])
     return fig
 
 

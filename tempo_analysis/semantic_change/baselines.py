@@ -4,6 +4,11 @@ conversion (pretrained weights kept), post-training, extraction, scorers and eva
 - ``plain``: the pretrained encoder with vanilla attention and no time (the Martinc et al. 2020
   averaged-embeddings baseline). With post-training it is MLM-adapted to the corpus, still without
   time -- the clean ablation of "time".
+- ``no-time``: the time-blind control of temporal attention: the *same* temporal-attention model,
+  post-trained on the same data with the same steps and seed, but every sentence gets the same
+  period (index 0) in training and extraction, so the time input carries nothing. What it scores
+  below temporal attention is what time adds.
+- ``both``: time token and temporal attention together (the paper's "Both" variant).
 - ``time-token``: TempoBERT (Rosin et al. 2022): a period token such as ``<old>`` is prepended
   after [CLS] in training (and masked with ``time_mask_prob``) and in extraction.
 - ``scaled-linear`` / ``scaled-exp`` / ``scaled-doc``: the paper's scaled attention,
@@ -53,17 +58,47 @@ def scaled_attention_model(encoder="default", periods=("old", "new"), kind="line
         period_scales=scales, seed=seed)
 
 
-def time_token_model(encoder="default", periods=("old", "new"), seed=0):
-    """TempoBERT-style model: one new whole token per period. Returns (model, tokenizer, token ids)."""
-    model, tok = plain_model(encoder, periods, seed)
+def time_token_model(encoder="default", periods=("old", "new"), seed=0, base=None):
+    """TempoBERT-style model: one new whole token per period. Returns (model, tokenizer, token ids).
+
+    ``base``: a ``(model, tokenizer)`` to add the tokens to (default: the plain encoder); the
+    "Both" variant passes a temporal-attention model, so time enters by token *and* by attention.
+    """
+    model, tok = base if base is not None else plain_model(encoder, periods, seed)
     tokens = [time_token(p) for p in periods]
     init = [tok(str(p), add_special_tokens=False)["input_ids"] or [tok.unk_token_id] for p in periods]
     added = tok.add_special_tokens({"additional_special_tokens": tokens})
     if added != len(tokens):
         raise ValueError(f"time tokens {tokens} clash with the tokenizer's vocabulary; rename the periods.")
-    model.grow_vocab(init)
     ids = tok.convert_tokens_to_ids(tokens)
-    if ids != list(range(model.config.vocab_size - len(tokens), model.config.vocab_size)):
-        raise RuntimeError(f"time token ids {ids} do not match the grown embedding rows.")
+    model.grow_vocab(init, new_ids=ids)
     model.config.time_tokens = tokens
     return model, tok, ids
+
+
+def frequency_change(data) -> "pd.DataFrame":
+    """The frequency-change baseline: ``|log2(f_late / f_early)|`` of each target's relative frequency
+    (usages per corpus sentence, +0.5 smoothing) between the compared periods. No model at all; the
+    semantic change literature reports it beside every ranking, because frequency shifts often go with
+    sense shifts. Returns ``word, score, rank, n_<period>`` like ``score_words``, most changed first."""
+    import numpy as np
+    import pandas as pd
+
+    first, last = data.compared
+    sizes = data.corpus.df["period"].value_counts()
+    counts = {}
+    if data.usages is not None:
+        for u in data.usages:
+            counts[(u.word, u.period)] = counts.get((u.word, u.period), 0) + 1
+    else:
+        for w in data.targets:
+            for u in data.corpus.find_usages(w, periods=[first, last]):
+                counts[(w, u.period)] = counts.get((w, u.period), 0) + 1
+    rows = []
+    for w in data.targets:
+        a, b = counts.get((w, first), 0), counts.get((w, last), 0)
+        fa, fb = (a + 0.5) / sizes.get(first, 1), (b + 0.5) / sizes.get(last, 1)
+        rows.append({"word": w, "score": float(abs(np.log2(fb / fa))), f"n_{first}": a, f"n_{last}": b})
+    df = pd.DataFrame(rows).sort_values("score", ascending=False).reset_index(drop=True)
+    df.insert(2, "rank", df["score"].rank(ascending=False, method="average"))
+    return df

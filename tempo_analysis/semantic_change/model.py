@@ -365,20 +365,30 @@ class TemporalAttentionForMaskedLM(TemporalAttentionPreTrainedModel):
 
     # ---- vocabulary growth (add target words as whole tokens) ----
     @torch.no_grad()
-    def grow_vocab(self, init_pieces: list[list[int]]):
-        """Append one row per new token, initialised to the mean of its old subword pieces."""
+    def grow_vocab(self, init_pieces: list[list[int]], new_ids: list[int] | None = None):
+        """Give new tokens embedding rows, each initialised to the mean of its old subword pieces.
+
+        ``new_ids``: the tokenizer's ids of the new tokens (default: appended after the last row).
+        A padded vocabulary (more embedding rows than tokenizer entries) gives new tokens ids below
+        the embedding size: those rows are overwritten in place, and the matrix grows only as far as
+        the largest id needs.
+        """
         old = self.temporal.word_embeddings
-        n_new = len(init_pieces)
-        emb = nn.Embedding(old.num_embeddings + n_new, old.embedding_dim, padding_idx=old.padding_idx)
+        n_old = old.num_embeddings
+        ids = list(range(n_old, n_old + len(init_pieces))) if new_ids is None else [int(i) for i in new_ids]
+        if len(ids) != len(init_pieces) or len(set(ids)) != len(ids) or min(ids, default=0) < 0:
+            raise ValueError(f"new_ids {ids} must give one distinct id per new token ({len(init_pieces)}).")
+        size = max(n_old, max(ids, default=-1) + 1)
+        emb = nn.Embedding(size, old.embedding_dim, padding_idx=old.padding_idx)
         emb.to(old.weight.device, old.weight.dtype)
-        emb.weight[: old.num_embeddings] = old.weight
-        bias = torch.zeros(old.num_embeddings + n_new, device=old.weight.device, dtype=self.head.bias.dtype)
-        bias[: old.num_embeddings] = self.head.bias
-        for i, pieces in enumerate(init_pieces):
+        emb.weight[:n_old] = old.weight
+        bias = torch.zeros(size, device=old.weight.device, dtype=self.head.bias.dtype)
+        bias[:n_old] = self.head.bias
+        for i, pieces in zip(ids, init_pieces):
             if not pieces:
-                raise ValueError(f"new token {i} has no subword pieces to initialise from.")
-            emb.weight[old.num_embeddings + i] = old.weight[pieces].mean(0)
-            bias[old.num_embeddings + i] = self.head.bias[pieces].mean()
+                raise ValueError(f"new token id {i} has no subword pieces to initialise from.")
+            emb.weight[i] = old.weight[pieces].mean(0)
+            bias[i] = self.head.bias[pieces].mean()
         self.temporal.word_embeddings = emb
         self.head.bias = nn.Parameter(bias)
         self.config.vocab_size = emb.num_embeddings

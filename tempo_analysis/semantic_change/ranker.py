@@ -67,17 +67,18 @@ class SemanticChangeRanker:
     def fit(self, data: ChangeData, *, model: ChangeModel | None = None) -> "SemanticChangeRanker":
         """Build (or reuse ``model``) the method's model, post-train it, embed a seeded sample, score, evaluate."""
         cfg = self.config
+        data.corpus.require_periods(2, "semantic change ranking")   # a single period would score every word 0
         timings = {}
         t0 = time.perf_counter()
         if model is None:
             doc_counts = data.corpus.df["period"].value_counts().reindex(data.periods).tolist()
             model = build_model(cfg.method, data.periods, encoder=cfg.encoder, doc_counts=doc_counts,
-                                form=cfg.form, seed=cfg.seed)
+                                form=cfg.form, time_residual=cfg.time_residual, seed=cfg.seed)
             trains = cfg.train is not None and cfg.train.epochs > 0     # --train-epochs 0 skips post-training
             if cfg.add_targets and trains:      # new whole tokens only make sense when training can fit them
                 model.added_targets = add_target_tokens(model, data.targets)
             if trains:
-                train_model(model, data, cfg.train)
+                train_model(model, data, cfg.train_config())
         timings["model_s"] = time.perf_counter() - t0
         usages, missing = sample_usages(data, cfg.samples, cfg.seed)
         for m in missing:
@@ -211,7 +212,7 @@ class SemanticChangeRanker:
         tok = AutoTokenizer.from_pretrained(d / "model")
         ranker = cls(RankConfig.from_dict(meta["config"]))
         ranker.model_ = ChangeModel(meta["method"], model, tok, meta["periods"], meta["time_token_ids"],
-                                    meta["train_report"], meta["added_targets"])
+                                    meta["train_report"], meta["added_targets"], time_blind=meta["method"] == "no-time")
         z = np.load(d / "vectors.npz")
         u = pd.read_csv(d / "usages.csv", dtype={"doc_id": str}, keep_default_na=False)
         usages = [TargetUsage(w, json.loads(p), t, int(s), int(e), doc or None)
@@ -265,3 +266,32 @@ def comparison_table(rankers: dict[str, SemanticChangeRanker], scorers=("cosine"
                          "pearson_p": m.get("pearson_p", float("nan")), "layers": str(L), "zscore": z,
                          "samples": r.config.samples})
     return pd.DataFrame(rows)
+
+
+def time_ablation(rankers: dict[str, SemanticChangeRanker], data: ChangeData | None = None) -> pd.DataFrame:
+    """One row per method: Spearman with its bootstrap 95% CI over targets, Pearson, whether the model sees
+    time; plus the ``frequency`` baseline when ``data`` is given (no model: the change of each target's
+    relative frequency). ``time_effect(table)`` reads temporal attention minus its time-blind control."""
+    from .baselines import frequency_change
+    from .pipeline import TIME_BLIND
+
+    rows = []
+    for method, r in rankers.items():
+        m = r.metrics_
+        rows.append({"method": method, "sees_time": method not in TIME_BLIND,
+                     "trained": bool(r.model_.train_report), "spearman": m.get("spearman", float("nan")),
+                     "ci_low": m.get("spearman_ci_low", float("nan")), "ci_high": m.get("spearman_ci_high", float("nan")),
+                     "pearson": m.get("pearson", float("nan")), "scorer": r.config.scorer, "layers": str(r.config.layers)})
+    if data is not None and data.truth is not None and "graded" in data.truth:
+        m = evaluate_scores(frequency_change(data), data.truth)
+        rows.append({"method": "frequency", "sees_time": False, "trained": False,
+                     "spearman": m.get("spearman", float("nan")), "ci_low": m.get("spearman_ci_low", float("nan")),
+                     "ci_high": m.get("spearman_ci_high", float("nan")), "pearson": m.get("pearson", float("nan")),
+                     "scorer": "|log2 freq ratio|", "layers": ""})
+    return pd.DataFrame(rows)
+
+
+def time_effect(table: pd.DataFrame, method: str = "temporal-attention", control: str = "no-time") -> float:
+    """Spearman of ``method`` minus that of its time-blind ``control`` (NaN when either is missing)."""
+    s = table.set_index("method")["spearman"]
+    return float(s[method] - s[control]) if method in s and control in s else float("nan")

@@ -6,8 +6,10 @@ The schedule (``PostTrainConfig``), and why:
   all-MiniLM-L6-v2). The head starts random; its early gradients, let into the body, wreck the
   middle layers (REFERENCE-NOTES §2: naive post-training *hurt* MiniLM). So the body and the time
   parameters are frozen and only the head (dense, LayerNorm, output bias; the decoder is tied to the
-  frozen word embeddings) learns, at a high LR, on general text (the corpus itself plus any
-  ``general_text`` you pass, e.g. ``../shared/data``'s NLTK corpora). No gradient reaches the body,
+  frozen word embeddings) learns, at a high LR, on the corpus itself plus general text
+  (``general_text``; ``semantic_change.pipeline.train_model`` passes ``general_sentences`` Brown and
+  Gutenberg sentences from ``shared/data`` when that folder is found), so the head learns English,
+  not only the target corpus. No gradient reaches the body,
   so this stage is cheap (forward of a frozen body + a small head).
 * **Stage 1 -- gentle post-training with time.** The new time parameters (time embeddings, W_T,
   gates) learn at ``time_lr``; the pretrained body at a small ``body_lr`` (0 freezes it); the head
@@ -19,7 +21,7 @@ prepended time token (time-token baseline) is masked with ``time_mask_prob`` ins
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 import torch
@@ -52,11 +54,12 @@ class PostTrainConfig:
     body_lr: float = 1e-5            # gentle; 0 freezes the pretrained body
     head_lr_stage1: float = 1e-4
     batch_size: int = 32
-    max_length: int = 64
+    max_length: int | None = None    # tokens per training sentence; None = the extraction max_length
     mask_prob: float = 0.15
     time_mask_prob: float = 0.5
     warmup_ratio: float = 0.06
     max_sentences: int | None = None  # seeded cap on stage-1 sentences
+    general_sentences: int = 2000    # stage 0 also sees this many general-text sentences (see train_model)
     seed: int = 0
     progress: bool = True
 
@@ -84,8 +87,9 @@ class MLMCollator:
             special |= ids == s
         prob = torch.full(ids.shape, self.p)
         if self.time_token:                      # position 1 holds the time token: time masking
-            prob[:, 1] = self.pt
-            special[:, 1] = False
+            rows = torch.tensor([bool(x.get("time_token", True)) for x in items])
+            prob[rows, 1] = self.pt              # general text (no time token) is masked as usual
+            special[rows, 1] = False
         chosen = (torch.rand(ids.shape) < prob) & ~special & am.bool()
         labels = torch.where(chosen, ids, torch.full_like(ids, -100))
         roll = torch.rand(ids.shape)
@@ -109,7 +113,7 @@ def encode_sentences(tokenizer, texts, times, *, max_length=64, prefix_ids=None)
         pre = list(prefix_ids[i]) if prefix_ids is not None else []
         body = ids[: max_length - 2 - len(pre)]
         if body:
-            out.append({"input_ids": [cls_id] + pre + body + [sep_id], "time": int(t)})
+            out.append({"input_ids": [cls_id] + pre + body + [sep_id], "time": int(t), "time_token": bool(pre)})
     return out
 
 
@@ -134,6 +138,8 @@ def post_train(model, tokenizer, texts, times, cfg: PostTrainConfig | None = Non
     sentences used only for the head warm-up. ``prefix_ids``: per-sentence ids after [CLS].
     """
     cfg = cfg or PostTrainConfig()
+    if cfg.max_length is None:
+        cfg = replace(cfg, max_length=128)   # RankConfig.train_config() resolves it to the extraction length
     rng = np.random.default_rng(cfg.seed)
     texts, times = list(texts), list(times)
     if cfg.max_sentences is not None and len(texts) > cfg.max_sentences:
@@ -154,14 +160,15 @@ def post_train(model, tokenizer, texts, times, cfg: PostTrainConfig | None = Non
             # stage 0: only the head learns (body, embeddings and time frozen)
             for p in time_p + body_p:
                 p.requires_grad_(False)
+            # the period corpus and general text (without a time token: it has no period)
             g = list(general_text)
             head_ex = examples + encode_sentences(tokenizer, g, [0] * len(g), max_length=cfg.max_length)
-            head_collate = MLMCollator(tokenizer, cfg.mask_prob, cfg.time_mask_prob, False) if \
-                not has_time_token else collate
+            report["n_head_examples"] = len(head_ex)                    # what stage 0 is fed
+            report["n_general_sentences"] = len(head_ex) - len(examples)
             t0 = TrainConfig(max_epochs=None, max_steps=cfg.head_steps, lr=cfg.head_lr, schedule="linear",
                              warmup_ratio=cfg.warmup_ratio, weight_decay=0.0, **base)
-            tr = Trainer(model, t0, collate_fn=head_collate, param_groups=[{"params": head_p}])
-            tr.fit(Examples(head_ex if not has_time_token else examples))
+            tr = Trainer(model, t0, collate_fn=collate, param_groups=[{"params": head_p}])
+            tr.fit(Examples(head_ex))
             report["head_loss"] = [h["train_loss"] for h in tr.history_]
             model.config.head_from_checkpoint = True      # the head is now trained
             for p in time_p + body_p:

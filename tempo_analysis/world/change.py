@@ -11,6 +11,13 @@ rounding to 1/n. The truth per word:
   kind   = "gain" (a new sense appears), "loss" (an old sense fades), "stable" (controls)
 A `noise` share of usages is written in vague wording that hides the sense (their rows carry
 sense "unclear"); they still count towards their planted sense in the truth.
+
+**Probes: change that only time can see.** Besides the usages, every word gets
+`n_probes_per_word` vague sentences ("I keep thinking about that cell.") that appear *word for
+word in both periods* (rows with `probe = 1`, sense "probe"). Ranking embeds the probes (see
+`ChangeData.from_usage_corpus`), so a time-blind model reads the same text twice and scores every
+word 0: the planted change is recoverable only by a model that post-trains on the period corpus
+(the sense-revealing usages, in the planted shares) and reads the probes under their period.
 """
 
 from __future__ import annotations
@@ -46,8 +53,9 @@ def planted_shares(word: str, change_strength: float) -> tuple[float, float]:
 
 
 def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(usages, truth). usages: doc_id, period, word, sense, start, end, text (one usage per
-    sentence, offsets into text). truth: one row per word (see module docstring)."""
+    """(usages, truth). usages: doc_id, period, word, sense, start, end, text, probe (one usage per
+    sentence, offsets into text; probe = 1 for the probe sentences). truth: one row per word (see
+    module docstring)."""
     cfg.validate()
     rng = np.random.default_rng(cfg.seed)
     n = cfg.n_sentences_per_word_period
@@ -73,6 +81,12 @@ def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
                 rows.append(dict(period=period, word=word, sense="unclear" if v else lab,
                                  start=start, end=end, text=text))
             realised.append(n_change / n)
+        # probes: the same vague sentences in both periods (what the ranking embeds)
+        probe_texts = [fill(vague.next(), rng, slots) for _ in range(cfg.n_probes_per_word)]
+        for period in PERIODS:
+            for text in probe_texts:
+                start, end = word_span(text, word)
+                rows.append(dict(period=period, word=word, sense="probe", start=start, end=end, text=text, probe=1))
         s_old, s_new = realised
         dist = [np.array([1 - s, s]) for s in realised]
         graded = abs(s_new - s_old)
@@ -81,6 +95,7 @@ def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
                           share_old=round(s_old, 6), share_new=round(s_new, 6),
                           jsd=round(_jsd(*dist), 6) if len(senses) == 2 else 0.0))
     usages = pd.DataFrame(rows)
+    usages["probe"] = usages["probe"].fillna(0).astype(int) if "probe" in usages else 0
     # shuffle within each period so words are interleaved, then number the documents
     parts = []
     for period in PERIODS:
@@ -88,7 +103,7 @@ def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
         parts.append(part.iloc[rng.permutation(len(part))])
     usages = pd.concat(parts, ignore_index=True)
     usages.insert(0, "doc_id", [f"{p}-{i:04d}" for p, i in zip(usages.period, usages.groupby("period").cumcount())])
-    usages = usages[["doc_id", "period", "word", "sense", "start", "end", "text"]]
+    usages = usages[["doc_id", "period", "word", "sense", "start", "end", "text", "probe"]]
     truth_df = pd.DataFrame(truth, columns=["word", "graded", "binary", "kind", "senses", "changing_sense",
                                             "share_old", "share_new", "jsd"])
     return usages, truth_df

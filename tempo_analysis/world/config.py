@@ -103,6 +103,7 @@ class ChangeWorldConfig:
     n_sentences_per_word_period: int = 60      # usages per word and period
     threshold: float = 0.3                     # binary = graded > threshold
     noise: float = 0.05                        # share of usages in vague, sense-ambiguous wording
+    n_probes_per_word: int = 30                # vague probe sentences per word, the same ones in both periods
     seed: int = 0
 
     def validate(self) -> "ChangeWorldConfig":
@@ -121,6 +122,8 @@ class ChangeWorldConfig:
         _check(isinstance(self.change_strength, (int, float)) and 0.0 <= self.change_strength <= 1.5,
                "ChangeWorldConfig", "change_strength", self.change_strength, "give a number in [0, 1.5]")
         _pos_int(self, "n_sentences_per_word_period", 4)
+        _check(isinstance(self.n_probes_per_word, int) and self.n_probes_per_word >= 0, "ChangeWorldConfig",
+               "n_probes_per_word", self.n_probes_per_word, "give an integer >= 0 (0 = rank on the usages themselves)")
         _prob(self, "threshold")
         _prob(self, "noise")
         _seed(self)

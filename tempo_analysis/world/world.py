@@ -31,7 +31,7 @@ FILES = {
     "config.json": "the WorldConfig that generated these files (+ format_version)",
     "timelines.csv": "posts: timeline_id, post_id, timestamp, author, label, text",
     "timelines_truth.csv": "hidden state per post: post_id, mood, intensity, gap_s, gap_kind",
-    "periods.csv": "two-period corpus: doc_id, period, word, sense, start, end, text",
+    "periods.csv": "two-period corpus: doc_id, period, word, sense, start, end, text, probe",
     "change_truth.csv": "per word: graded, binary, kind, senses, changing_sense, share_old, share_new, jsd",
     "social_docs.csv": "social corpus: doc_id, unit, time, sense, text",
     "social_edges.csv": "the unit graph: source, target",
@@ -44,7 +44,7 @@ FILES = {
 _CSV_TYPES = {
     "timelines.csv": dict(time_cols=("timestamp",)),
     "timelines_truth.csv": dict(int_cols=("intensity",), float_cols=("gap_s",)),
-    "periods.csv": dict(int_cols=("start", "end")),
+    "periods.csv": dict(int_cols=("start", "end", "probe")),
     "change_truth.csv": dict(int_cols=("binary",), float_cols=("graded", "share_old", "share_new", "jsd")),
     "social_docs.csv": dict(int_cols=("time",)),
     "social_edges.csv": {},

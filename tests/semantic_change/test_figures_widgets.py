@@ -120,7 +120,7 @@ def test_widgets_build_and_react(dwug_result):
     assert "tip" in label.value and "rank" in label.value
     h_slider = box.children[1].children[0]
     h_slider.value = 1                                          # what-if: use only the last layer
-    df, _ = rescore(r, layers=1, n=4, scorer="cosine")
+    df, _ = rescore(r, layers=1, n=4, scorer=r.config.scorer)
     assert f"score {df.set_index('word').loc['tip', 'score']:.4f}" in label.value
     word_explorer(r, word="plane", method="pca")
     probe = sentence_probe(r, word="plane", text="The plane landed.", method="pca")

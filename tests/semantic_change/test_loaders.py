@@ -97,10 +97,10 @@ def test_dwug_offsets_that_do_not_match_the_sentence(tmp_path):
     f.write_text("\n".join(lines) + "\n")
     with pytest.raises(DataError, match="indexes_target_token.*not a whole word"):
         load_dwug(root)
-    cells[7] = "400:405"
+    cells[7] = "400:405"                                 # out of range: skipped and counted, not fatal
     lines[1] = "\t".join(cells)
     f.write_text("\n".join(lines) + "\n")
-    with pytest.raises(DataError, match="outside the context"):
+    with pytest.warns(UserWarning, match="skipped 1 DWUG usage.*outside the context"):
         load_dwug(root)
     cells[7] = "forty"
     lines[1] = "\t".join(cells)
@@ -152,7 +152,8 @@ def write_nltk(root: Path):
 def test_change_spec_world_reads_the_committed_world():
     data = load_change_data("world")
     assert isinstance(data, ChangeData) and data.name == "world" and data.compared == ["old", "new"]
-    assert len(data.usages) == len(data.corpus) and data.targets == data.truth["word"].tolist()
+    assert len(data.usages) == int((data.corpus.df["probe"] == 1).sum()) and data.targets == data.truth["word"].tolist()
+    assert {u.doc_id for u in data.usages} <= set(data.corpus.df["doc_id"])          # the probes are the usages
 
 
 def test_change_spec_world_rule(tmp_path, monkeypatch):

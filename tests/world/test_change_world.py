@@ -20,9 +20,24 @@ def frames():
 def test_default_sizes(frames):
     usages, truth = frames
     assert 10 <= (truth.kind != "stable").sum() <= 16 and (truth.kind == "stable").sum() >= 4
-    counts = usages.groupby(["word", "period"]).size()
+    counts = usages[usages.probe == 0].groupby(["word", "period"]).size()
     assert counts.between(40, 80).all()
     assert set(usages.period) == {"old", "new"}
+
+
+def test_probes_are_the_same_vague_sentences_in_both_periods(frames):
+    usages, truth = frames
+    probes = usages[usages.probe == 1]
+    assert (probes.sense == "probe").all() and set(probes.word) == set(truth.word)
+    n = ChangeWorldConfig().n_probes_per_word
+    for word, part in probes.groupby("word"):
+        old, new = (part[part.period == p].text.tolist() for p in ("old", "new"))
+        assert len(old) == len(new) == n and sorted(old) == sorted(new)
+        # vague wording: no sense-revealing template of the word appears among them
+        senses = {t for ts in TEMPLATES.get(word, {}).values() for t in ts}
+        assert not any(t in senses for t in old)
+    none, _ = change_frames(ChangeWorldConfig(n_probes_per_word=0))
+    assert (none.probe == 0).all()
 
 
 def test_truth_matches_the_realised_sense_shares(frames):
@@ -40,7 +55,7 @@ def test_truth_matches_the_realised_sense_shares(frames):
             assert r.graded == 0 and r.jsd == 0
         assert r.changing_sense in r.senses.split("|")
         # every usage's planted sense is recorded unless it is a vague one ("unclear")
-        u = usages[usages.word == r.word]
+        u = usages[(usages.word == r.word) & (usages.probe == 0)]
         for period, share in (("old", r.share_old), ("new", r.share_new)):
             up = u[u.period == period]
             clear = up[up.sense != "unclear"]
@@ -100,18 +115,19 @@ def test_change_strength_scales_graded():
 
 
 def test_noise_controls_vague_usages():
-    clean, _ = change_frames(ChangeWorldConfig(noise=0.0))
-    noisy, _ = change_frames(ChangeWorldConfig(noise=0.5))
+    clean, _ = change_frames(ChangeWorldConfig(noise=0.0, n_probes_per_word=0))
+    noisy, _ = change_frames(ChangeWorldConfig(noise=0.5, n_probes_per_word=0))
     assert (clean.sense == "unclear").sum() == 0
     assert (noisy.sense == "unclear").mean() == pytest.approx(0.5, abs=0.02)
 
 
 def test_word_choice_and_size_knobs():
     usages, truth = change_frames(ChangeWorldConfig(targets=("cell", "tape"), controls=("bread",),
-                                                    n_sentences_per_word_period=10, threshold=0.6))
+                                                    n_sentences_per_word_period=10, threshold=0.6,
+                                                    n_probes_per_word=4))
     assert list(truth.word) == ["cell", "tape", "bread"]
     assert list(truth.binary) == [1, 0, 0]
-    assert len(usages) == 3 * 2 * 10
+    assert (usages.probe == 0).sum() == 3 * 2 * 10 and (usages.probe == 1).sum() == 3 * 2 * 4
 
 
 def test_seeds():
@@ -123,10 +139,10 @@ def test_seeds():
 
 
 def test_generate_change_corpus_returns_period_corpus():
-    corpus, truth = generate_change_corpus(ChangeWorldConfig(n_sentences_per_word_period=8))
+    corpus, truth = generate_change_corpus(ChangeWorldConfig(n_sentences_per_word_period=8, n_probes_per_word=3))
     assert corpus.periods == ["old", "new"]
     usages = corpus.find_usages("cell")
-    assert len(usages) == 16
+    assert len(usages) == 16 + 2 * 3
     assert all(u.text[u.start:u.end].lower() == "cell" for u in usages)
     assert "graded" in truth
 

@@ -9,9 +9,10 @@
 
 ``grouping`` is the period (1 = earlier, 2 = later). Numeric groupings sort as numbers, other
 labels as strings; a folder that mixes the two (``1`` and ``late``) is refused, naming the files
-(their order in time would be a guess). Offsets are checked:
-out of range, pointing at whitespace, or cutting a word in half is a :class:`DataError` naming the
-lemma, the file and the row. Lemmas with POS suffixes (``plane_nn``) map to surface forms.
+(their order in time would be a guess). Offsets are checked: a usage whose offsets lie outside
+its context is skipped, and the skipped usages are counted in one warning that names the first few
+(one bad row does not abort a benchmark of thousands); offsets that are not ``start:end``, point at
+whitespace or cut a word in half are a :class:`DataError` naming the lemma, the file and the row. Lemmas with POS suffixes (``plane_nn``) map to surface forms.
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ class DWUGData:
     truth: pd.DataFrame | None
     targets: list[str]
     target_map: dict[str, str] = field(default_factory=dict)
+    n_skipped: int = 0        # usages skipped for out-of-range offsets (warned about)
 
 
 def _read_tsv(path: Path) -> pd.DataFrame:
@@ -79,6 +81,10 @@ def _period_order(groupings: dict[str, set[str]]) -> list[str]:
     return sorted(labels, key=float) if numeric else labels
 
 
+class _OutOfRange(Exception):
+    """A usage whose offsets lie outside its context: skipped and counted by :func:`load_dwug`."""
+
+
 def _parse_span(value: str, text: str, where: str) -> tuple[int, int]:
     try:
         a, b = (int(x) for x in str(value).split(":"))
@@ -86,8 +92,7 @@ def _parse_span(value: str, text: str, where: str) -> tuple[int, int]:
         raise DataError(f"{where}: column 'indexes_target_token' = {value!r} is not 'start:end'. "
                         "Fix: give character offsets like 12:17.") from None
     if not (0 <= a < b <= len(text)):
-        raise DataError(f"{where}: column 'indexes_target_token' = {value!r} is outside the context of "
-                        f"length {len(text)}. Fix: offsets must be 0-based character offsets into 'context'.")
+        raise _OutOfRange(f"{where}: 'indexes_target_token' = {value!r} is outside the context of length {len(text)}")
     span = text[a:b]
     cut = (a > 0 and text[a - 1].isalnum() and span[0].isalnum()) or \
           (b < len(text) and text[b].isalnum() and span[-1].isalnum())
@@ -124,7 +129,7 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
     if not folders:
         raise DataError(f"no <lemma>/uses.csv under {data}. Fix: check the DWUG folder layout.")
     mapping = (lambda w: strip_pos(w)[0]) if pos == "strip" else (lambda w: w)
-    usages, docs, target_map, groupings = [], [], {}, {}
+    usages, docs, target_map, groupings, skipped = [], [], {}, {}, []
     for folder in folders:
         f = folder / "uses.csv"
         df = _read_tsv(f)
@@ -140,7 +145,11 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             if not row["lemma"].strip() or not row["grouping"].strip():
                 raise DataError(f"{where}: column '{'lemma' if not row['lemma'].strip() else 'grouping'}' is empty. "
                                 "Fix: give every usage its lemma and its grouping (period).")
-            a, b = _parse_span(row["indexes_target_token"], text, where)
+            try:
+                a, b = _parse_span(row["indexes_target_token"], text, where)
+            except _OutOfRange as e:
+                skipped.append(str(e))
+                continue
             word = mapping(row["lemma"])
             prev = target_map.setdefault(word, row["lemma"])
             if prev != row["lemma"]:
@@ -150,8 +159,14 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             usages.append(TargetUsage(word, str(row["grouping"]), text, a, b, doc_id))
             docs.append({"doc_id": doc_id, "period": str(row["grouping"]), "text": text,
                          **({"date": row["date"]} if "date" in df else {})})
+    if skipped:
+        warnings.warn(f"skipped {len(skipped)} DWUG usage(s) whose offsets lie outside their context "
+                      f"(0-based character offsets into 'context' are expected): {'; '.join(skipped[:3])}"
+                      + (" ..." if len(skipped) > 3 else ""), stacklevel=2)
     if not docs:
-        raise DataError(f"the uses.csv files under {data} have no rows. Fix: check the DWUG folder.")
+        raise DataError(f"the uses.csv files under {data} have no usable rows"
+                        + (f" ({len(skipped)} skipped for out-of-range offsets)" if skipped else "")
+                        + ". Fix: check the DWUG folder.")
     docs_df = pd.DataFrame(docs)
     clash = docs_df.drop_duplicates(["doc_id", "period", "text"])["doc_id"].duplicated(keep=False)
     if clash.any():
@@ -173,4 +188,4 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             truth["binary"] = pd.to_numeric(st["change_binary"], errors="coerce")
         truth = truth[truth["word"].isin(target_map)].reset_index(drop=True)
         truth.attrs["source"] = str(stats)
-    return DWUGData(usages, corpus, truth, list(target_map), target_map)
+    return DWUGData(usages, corpus, truth, list(target_map), target_map, len(skipped))

@@ -10,6 +10,7 @@ enough in both eras.
 """
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -104,3 +105,31 @@ def frequent_targets(corpus: PeriodCorpus, words=DEMO_WORDS, min_count: int = 20
     """The ``words`` that occur in at least ``min_count`` sentences of every period."""
     counts = word_counts(corpus, words)
     return [w for w in words if (counts.loc[w] >= min_count).all()]
+
+
+def general_text(n: int, seed: int = 0, root=None) -> list[str]:
+    """A seeded sample of ``n`` general English sentences (Brown and Gutenberg, half each) from an NLTK
+    ``corpora`` folder (default: ``shared/data/nltk_data/corpora``); [] when no such folder is found."""
+    if n <= 0:
+        return []
+    if root is None:
+        from ..locations import shared_data_dir
+        base = shared_data_dir()
+        if base is None:
+            return []
+        root = base / "nltk_data" / "corpora"
+    root = Path(root)
+    if not ((root / "brown").is_dir() and (root / "gutenberg").is_dir()):
+        return []
+    rng = np.random.default_rng(seed)
+    out = []
+    for sents in _general_pool(str(root)):
+        k = min(len(sents), n // 2)
+        out += [sents[i] for i in np.sort(rng.choice(len(sents), k, replace=False))]
+    return out
+
+
+@functools.lru_cache(maxsize=2)
+def _general_pool(root: str) -> tuple[list[str], list[str]]:
+    """Brown and Gutenberg sentences, read once per process."""
+    return read_brown(Path(root) / "brown"), read_gutenberg(Path(root) / "gutenberg")

@@ -1,0 +1,96 @@
+"""Scorer defaults and the time ablation on a change data spec (the pseudoword benchmark by default).
+
+    python scripts/semantic_change_study.py --data pseudoword --seeds 0 \
+        --methods plain,no-time,temporal-attention,time-token,both --samples 40 \
+        --out docs/results/semantic_change/pseudoword_study.json
+
+For each data seed and method: one ``SemanticChangeRanker`` fit (every hidden layer kept), then the
+stored vectors are re-scored over a grid of scorers x layers x z-scoring (no re-embedding). Writes one
+JSON with the Spearman of every cell and the timings, plus the frequency baseline;
+docs/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
+Runs that are already in ``--out`` (same data seed and method) are kept and skipped, so an interrupted
+study resumes.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.semantic_change import SemanticChangeRanker
+from tempo_analysis.semantic_change.baselines import frequency_change
+from tempo_analysis.semantic_change.pipeline import DEFAULT, evaluate_scores, notebook_config
+
+LAYER_GRID = [1, 2, 4, 6, "1-6", "2-4", "3-5", "0-6"]
+SCORERS = ["cosine", "prt", "apd", "apd-within"]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--data", default="pseudoword")
+    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--methods", default="plain,no-time,temporal-attention")
+    ap.add_argument("--samples", type=int, default=40)
+    ap.add_argument("--epochs", type=float, default=None, help="post-training epochs (default: the config's)")
+    ap.add_argument("--max-sentences", type=int, default=None, help="post-training sentence cap")
+    ap.add_argument("--head-steps", type=int, default=None, help="MLM head warm-up steps (default: the config's)")
+    ap.add_argument("--config", default="default", choices=["default", "notebook"])
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args(argv)
+    torch.set_num_threads(1)
+    out = {"args": vars(a), "runs": []}
+    if Path(a.out).is_file():
+        out["runs"] = json.loads(Path(a.out).read_text())["runs"]
+    done = {(r["data_seed"], r["method"]) for r in out["runs"]}
+    for seed in [int(s) for s in a.seeds.split(",")]:
+        data = load_change_data(a.data, seed=seed)
+        if (seed, "frequency") not in done:
+            m = evaluate_scores(frequency_change(data), data.truth)
+            out["runs"].append({"data_seed": seed, "data": data.name, "method": "frequency", "wall_s": 0.0,
+                                "scorer": "|log2 freq ratio|", "layers": "",
+                                "metrics": {k: v for k, v in m.items() if k != "dropped"}, "grid": []})
+        for method in a.methods.split(","):
+            if (seed, method) in done:
+                continue
+            cfg = DEFAULT if a.config == "default" else notebook_config(method)
+            cfg = replace(cfg, method=method, samples=a.samples, seed=0)
+            if method == "plain":
+                cfg = replace(cfg, train=None)
+            elif cfg.train is not None:
+                tr = cfg.train
+                if a.epochs is not None:
+                    tr = replace(tr, epochs=a.epochs)
+                if a.max_sentences is not None:
+                    tr = replace(tr, max_sentences=a.max_sentences)
+                if a.head_steps is not None:
+                    tr = replace(tr, head_steps=a.head_steps)
+                cfg = replace(cfg, train=tr)
+            t0 = time.perf_counter()
+            r = SemanticChangeRanker(cfg).fit(data)
+            grid = []
+            for scorer in SCORERS:
+                for layers in LAYER_GRID:
+                    for z in (False, True):
+                        m = r.evaluate(r.rescore(scorer=scorer, layers=layers if isinstance(layers, int) else
+                                                 cfg.__class__(layers=layers).layers, zscore=z))
+                        grid.append({"scorer": scorer, "layers": str(layers), "zscore": z,
+                                     "spearman": m.get("spearman")})
+            run = {"data_seed": seed, "data": data.name, "method": method, "wall_s": time.perf_counter() - t0,
+                   "scorer": cfg.scorer, "layers": cfg.layers, "zscore": cfg.zscore, "samples": cfg.samples,
+                   "train": cfg.train_config().to_dict() if cfg.train is not None else None,
+                   "timings": r.timings_, "metrics": {k: v for k, v in r.metrics_.items() if k != "dropped"},
+                   "grid": grid}
+            out["runs"].append(run)
+            print(json.dumps({k: run[k] for k in ("data_seed", "method", "wall_s")} |
+                             {"spearman": r.metrics_.get("spearman")}), flush=True)
+            Path(a.out).parent.mkdir(parents=True, exist_ok=True)
+            Path(a.out).write_text(json.dumps(out, indent=1, default=str))
+
+
+if __name__ == "__main__":
+    main()
