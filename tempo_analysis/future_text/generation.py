@@ -29,11 +29,11 @@ def generate_texts(model, tokenizer, year: int | None = None, n: int = 5, *, alp
     lm, processors = model, LogitsProcessorList()
     if isinstance(model, FutureLM):
         lm = model.lm
-        if model.bias is not None:
-            if year is None:
-                raise ValueError(f"generate_texts: the {model.config.variant} model needs a target year")
-            model.eval()
-            processors.append(TemporalBiasProcessor(model, int(year), alpha))
+        if model.bias is not None and year is None:
+            raise ValueError(f"generate_texts: the {model.config.variant} model needs a target year")
+        model.eval()
+        # the head adaptation (every variant) and the year's temporal bias (bias variants)
+        processors.append(TemporalBiasProcessor(model, None if year is None else int(year), alpha))
     model.eval()
     bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     start = [bos] + (tokenizer(prompt, add_special_tokens=False)["input_ids"] if prompt else [])
