@@ -57,14 +57,16 @@ def _gen_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--top-k", type=int, default=d.top_k)
     g.add_argument("--top-p", type=float, default=d.top_p)
     g.add_argument("--no-repeat-ngram", type=int, default=d.no_repeat_ngram_size)
-    g.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
+    g.add_argument("--max-new-tokens", type=int, default=None, help="default: the median training abstract's length")
     g.add_argument("--gen-seed", type=int, default=d.seed)
 
 
-def _gen_settings(args):
-    return GenerationSettings(num_beams=args.num_beams, do_sample=not args.greedy, top_k=args.top_k, top_p=args.top_p,
-                              no_repeat_ngram_size=args.no_repeat_ngram, max_new_tokens=args.max_new_tokens,
-                              seed=args.gen_seed)
+def _gen_settings(args, fitted=None):
+    kw = dict(num_beams=args.num_beams, do_sample=not args.greedy, top_k=args.top_k, top_p=args.top_p,
+              no_repeat_ngram_size=args.no_repeat_ngram, seed=args.gen_seed)
+    if args.max_new_tokens is not None:
+        kw.update(max_new_tokens=args.max_new_tokens, min_new_tokens=min(args.max_new_tokens, 10))
+    return fitted.generation_settings(**kw) if fitted is not None else GenerationSettings(**kw)
 
 
 def register(subparsers) -> None:
@@ -170,6 +172,7 @@ def load_checkpoint(folder, model: str | None = None):
 
 def cmd_evaluate(args) -> int:
     from tempo_analysis.future_text.metrics import content_meteor, perplexity
+    from tempo_analysis.future_text.whatif import copy_rate
 
     fitted, name, info = load_checkpoint(args.checkpoint, args.model)
     if args.data:
@@ -184,10 +187,11 @@ def cmd_evaluate(args) -> int:
         m = perplexity(fitted.get_model(name), fitted.tokenizer_, texts, args.year, block_size=None)
     else:
         m = fitted.evaluate(name, args.year)
-    gen = fitted.generate(name, args.n_generate, year=args.year, settings=_gen_settings(args))
+    gen = fitted.generate(name, args.n_generate, year=args.year, settings=_gen_settings(args, fitted))
     m["content_meteor"] = content_meteor(gen, texts, max_references=args.max_references, seed=args.gen_seed)
+    m["copy_rate"] = copy_rate(gen, fitted.train_df_["text"].tolist())
     m.update({"year": args.year, "model": info.get("model", name), "n_generated": len(gen),
-              "meteor_stages": "exact+stem", "generation": _gen_settings(args).to_dict()})
+              "meteor_stages": "exact+stem", "generation": _gen_settings(args, fitted).to_dict()})
     text = json.dumps(m, indent=2)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -199,7 +203,7 @@ def cmd_evaluate(args) -> int:
 def cmd_generate(args) -> int:
     fitted, name, _ = load_checkpoint(args.checkpoint, args.model)
     texts = fitted.generate(name, args.n, year=args.year, alpha=args.alpha, prompt=args.prompt,
-                            settings=_gen_settings(args))
+                            settings=_gen_settings(args, fitted))
     for i, t in enumerate(texts, 1):
         print(f"[{i}] {t}\n")
     return 0

@@ -265,13 +265,18 @@ class FutureLM(PreTrainedModel):
 
     def year_terms(self, years) -> torch.Tensor:
         """Per-row bias terms ``[B, V(, 2)]``, computed once per distinct year (cached in eval/no-grad)."""
+        terms, inv = self.distinct_year_terms(years)
+        return terms if inv is None else terms[inv]
+
+    def distinct_year_terms(self, years):
+        """``(terms [U, V(, 2)], inv [B])`` for the distinct years (``inv=None``: terms are per row)."""
         years = torch.as_tensor(years, device=self.history.device).reshape(-1).long()
         self.check_years(years)
         if self.bias_per_example:                                         # reference design (benchmark)
-            return self._compute_year_terms(years, share_rows=False)
+            return self._compute_year_terms(years, share_rows=False), None
         uniq, inv = torch.unique(years, return_inverse=True)
         if self.training or torch.is_grad_enabled():
-            return self._compute_year_terms(uniq)[inv]
+            return self._compute_year_terms(uniq), inv
         key = self._versions()
         if key != self._cache_key:
             self._bias_cache, self._cache_key = {}, key
@@ -279,7 +284,7 @@ class FutureLM(PreTrainedModel):
         if missing:
             terms = self._compute_year_terms(torch.tensor(missing, device=uniq.device))
             self._bias_cache.update({y: t for y, t in zip(missing, terms)})
-        return torch.stack([self._bias_cache[int(y)] for y in uniq.tolist()])[inv]
+        return torch.stack([self._bias_cache[int(y)] for y in uniq.tolist()]), inv
 
     def temporal_logit_bias(self, terms: torch.Tensor, hidden: torch.Tensor | None, alpha) -> torch.Tensor:
         """The bias over S: ``[B, 1, |S|]`` (position-free) or ``[B, S, |S|]`` (Context^2)."""
@@ -314,9 +319,14 @@ class FutureLM(PreTrainedModel):
         if getattr(head, "bias", None) is not None:
             z = z + head.bias[self.token_ids]
         z = z + self.offset[:-1]
-        if self.bias is not None:
-            terms = self.year_terms(years)                                                   # [P, |S|(, 2)]
+        if self.bias is not None and self.config.bias_kind == "gated":
+            terms = self.year_terms(years)                                                   # [P, |S|, 2]
             z = z + self.temporal_logit_bias(terms, hidden[:, None, :], self._alpha(alpha))[:, 0]
+        elif self.bias is not None:
+            terms, inv = self.distinct_year_terms(years)                                     # [U, |S|]
+            b = self._alpha(alpha) * terms
+            # one-year batches (the pipeline's): broadcast, never a [P, |S|] copy of the bias
+            z = z + (b[0] if b.shape[0] == 1 and inv is not None else (b if inv is None else b[inv]))
         return torch.cat([z, (lse_rest + self.offset[-1])[:, None]], dim=1)
 
     def state_nll(self, hidden, years, targets, lse_rest, z_target, alpha=None) -> torch.Tensor:

@@ -69,6 +69,7 @@ __all__ = ["FutureTextModel", "FutureTextSettings", "GenerationSettings", "defau
 
 META = "future_text.json"          # the facade's settings, split and model names in a saved folder
 FORMAT_VERSION = 2
+ABSTRACT_INSTRUCTION = "Write the abstract of a natural language processing research paper."
 DOC_TOKEN = "<|endoftext|>"        # document boundary (BOS = EOS) when the tokenizer has it (GPT-2, SmolLM2)
 
 
@@ -333,12 +334,14 @@ class FutureTextModel:
 
     def generation_settings(self, **overrides) -> GenerationSettings:
         """The paper's decoding with the length sized to an abstract: ``max_new_tokens`` = the median
-        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it."""
+        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it; a chat LM gets
+        the topic-free instruction ``ABSTRACT_INSTRUCTION`` (``generation.py``)."""
         lengths = np.bincount(self.terms_.states.doc.numpy())
         train_docs = np.concatenate([self._frame_rows[y] for y in self.train_years_])
         med = int(np.median(lengths[train_docs]))
+        instruction = ABSTRACT_INSTRUCTION if getattr(self.tokenizer_, "chat_template", None) else None
         return GenerationSettings(**{"max_new_tokens": med, "min_new_tokens": med // 2, "seed": self.settings.seed,
-                                     **overrides})
+                                     "instruction": instruction, **overrides})
 
     def score(self, variants=None, meteor_texts: int = 0, generation: GenerationSettings | None = None) -> pd.DataFrame:
         """Score each model (training any that ``fit`` did not); one row per model, kept as ``results_``.

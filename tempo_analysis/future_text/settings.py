@@ -86,6 +86,7 @@ class GenerationSettings:
     max_new_tokens: int = 80        # FutureTextModel.generation_settings() sizes it to the median abstract
     min_new_tokens: int = 10
     seed: int = 0
+    instruction: str | None = None  # chat LMs (SmolLM2-Instruct): start from this user turn instead of BOS
 
     def to_dict(self) -> dict:
         return asdict(self)

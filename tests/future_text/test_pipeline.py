@@ -242,8 +242,9 @@ def test_trend_injection_raises_the_bias_monotonically_and_the_word_in_generatio
     want = np.log((16.0 * ck + 1) / (c[-1, k] + 1)) - np.log((n_last + added + c.shape[1]) / (n_last + c.shape[1]))
     assert biases[-1] - biases[0] == pytest.approx(want, rel=1e-4)
     with torch.no_grad():
-        m.bias.scale.fill_(3.0)                   # a bias that trusts the history strongly: the tiny LM must spell it
-    r = trend_response(exp, m, ["kernel"], factor=16.0, n=4, settings=GEN)
+        m.bias.scale.fill_(3.0)                   # a bias that trusts the history strongly
+    word = next(w for w in ("kernel", "method", "encoder", "helps", "model") if len(word_pieces(tok, w)) == 1)
+    r = trend_response(exp, m, [word], factor=16.0, n=4, settings=GEN)   # a one-token word: the tiny LM can write it
     row = r["table"].iloc[0]
     assert row["bias_after"] > row["bias_before"] and r["trend_response"] >= 2.0, r["table"]
 
