@@ -195,12 +195,16 @@ def test_cli_offline_hub_name_fails_at_once(tmp_path, capsys, monkeypatch):
 
 
 @pytest.mark.slow
+@pytest.mark.lm
 def test_frequency_model_beats_all_years_baseline_on_planted_world():
-    """Notebook 04's claim, at the notebook's defaults (default_settings()): content ppl freq < baseline."""
+    """Notebook 04's claim at its defaults (SmolLM2, frozen, 20 documents per year): the frequency
+    bias beats its time-blind control (same LM, same adaptation) in content perplexity."""
+    from tempo_analysis.future_text.splits import select_years
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         frame, truth = load_yearly("world")
-    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(frame)
+    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(select_years(frame, None, 20, 0))
     r = exp.score().set_index("model")
     assert r.loc["freq", "test_content_ppl"] < r.loc["baseline", "test_content_ppl"]
     assert r.loc["freq", "dev_content_ppl"] < r.loc["baseline", "dev_content_ppl"]   # also with train-only history
@@ -256,4 +260,4 @@ def test_trained_frequency_models_respond_to_a_rising_trend(exp):
     before = float(forecast_bias(m, 2015)[k])
     with injected_trend(m, exp.freq_table_, word_pieces(tok, "transformer"), last=3, factor=64.0):
         after = float(forecast_bias(m, 2015)[k])
-    assert after > before + 1.0
+    assert after > before + 0.5                # up, by a sizable share of log(64) = 4.2
