@@ -124,7 +124,7 @@ def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=Fals
 
 
 def cmd_train(args) -> int:
-    from tempo_analysis.outputs import atomic_output_dir, prepare_output_dir
+    from tempo_analysis.outputs import prepare_output_dir
 
     prepare_output_dir(args.out, overwrite=args.overwrite)          # before any work: fails at once
     if args.lm not in ("default", "tiny"):
@@ -145,8 +145,7 @@ def cmd_train(args) -> int:
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
             "max_docs_per_year": args.max_docs_per_year, "metrics": metrics,
             "alpha": float(fitted.models_[name].alpha.detach())}
-    with atomic_output_dir(args.out, overwrite=args.overwrite, kind="future-text-run") as tmp:
-        fitted.save(tmp, info=info)
+    fitted.save(args.out, info=info, overwrite=args.overwrite)      # output policy: temp sibling, renamed
     print(json.dumps({"model": name, "out": str(args.out), "alpha": info["alpha"],
                       **{f"{k}_{m}": v[m] for k, v in metrics.items() for m in ("ppl", "content_ppl")}}, indent=2))
     return 0

@@ -50,6 +50,7 @@ from tempo_analysis.causal_lm import load_causal_lm, pick_device
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.data.yearly import yearly_frame
 from tempo_analysis.figures import future_text as figures
+from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.future_text.adapt import PositionTerms, train_on_states
 from tempo_analysis.future_text.batching import lm_examples, make_collate
 from tempo_analysis.future_text.context import ContextTable, contextual_table
@@ -423,7 +424,7 @@ class FutureTextModel:
         return figures.side_by_side(texts[0], texts[1], words, titles=(left, right))
 
     # ----- save / load ------------------------------------------------------------------------
-    def save(self, directory, info: dict | None = None) -> Path:
+    def save(self, directory, info: dict | None = None, *, overwrite: bool = False) -> Path:
         """Write the fitted facade into ``directory`` (``info``: extra JSON kept under ``"info"``).
 
         Layout: ``future_text.json`` (settings, split, model names, training logs), ``frame.json.gz``
@@ -431,10 +432,15 @@ class FutureTextModel:
         ``context_table.safetensors``), ``models/<name>/`` (each variant without the frozen LM:
         config.json + head.safetensors), ``base_lm/`` (the LM, when it is not a name that loads
         by itself: the "tiny" LM trained here or an instance passed as ``lm=``), ``results.csv``
-        after ``score``. Use :func:`tempo_analysis.outputs.atomic_output_dir` around it for a
-        user-facing folder (the CLI does).
+        after ``score``. The output policy of :mod:`tempo_analysis.outputs` applies: the folder is
+        written whole into a temporary sibling and renamed into place; a non-empty folder that
+        tempo_analysis did not write is refused unless ``overwrite=True``.
         """
-        d = Path(directory)
+        with atomic_output_dir(directory, overwrite=overwrite, kind="future-text-run") as tmp:
+            self._write(tmp, info)
+        return Path(directory)
+
+    def _write(self, d: Path, info: dict | None) -> None:
         (d / "models").mkdir(parents=True, exist_ok=True)
         meta = {"format_version": FORMAT_VERSION, "settings": self.settings.to_dict(), "variants": list(self.variants),
                 "dev_year": self.dev_year, "test_year": self.test_year,
@@ -457,7 +463,6 @@ class FutureTextModel:
         if self.results_ is not None:
             self.results_.to_csv(d / "results.csv", index=False)
         (d / META).write_text(json.dumps(meta, indent=2))
-        return d
 
     @classmethod
     def load(cls, directory) -> "FutureTextModel":

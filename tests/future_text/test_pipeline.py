@@ -71,6 +71,13 @@ def test_save_and_load_roundtrip(exp, tmp_path):
     assert json.loads((tmp_path / "run" / "future_text.json").read_text())["info"] == {"data": "toy"}
     with pytest.raises(FileNotFoundError, match="future_text.json"):
         FutureTextModel.load(tmp_path)
+    exp.save(tmp_path / "run")                                   # our own folder: replaced as a whole
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "keep.txt").write_text("x")
+    with pytest.raises(ValueError, match="overwrite"):
+        exp.save(user)
+    assert sorted(p.name for p in user.iterdir()) == ["keep.txt"]
 
 
 def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
