@@ -1,16 +1,20 @@
 """``tempo-analysis future-text {train,evaluate,generate}``: temporal word-bias LMs from the shell.
 
     tempo-analysis future-text train --data world --variant freq --out runs/freq
-    tempo-analysis future-text train --data acl --variant baseline --out runs/base --max-docs-per-year 300
-    tempo-analysis future-text train --data csv:texts.csv --variant last-n --n 2 --out runs/last2
+    tempo-analysis future-text train --data acl --first-year 2003 --variant freq --out runs/acl-freq --max-docs-per-year 60
+    tempo-analysis future-text train --data csv:texts.csv --variant last-n --n 2 --out runs/last2 --lm gpt2
     tempo-analysis future-text evaluate --checkpoint runs/freq --year 2021 --out metrics.json
     tempo-analysis future-text generate --checkpoint runs/freq --year 2021 --n 5
 
 ``train`` fits a :class:`~tempo_analysis.future_text.pipeline.FutureTextModel` with one variant
-and saves it (``FutureTextModel.save``): ``models/<name>/`` (the FutureLM: config.json +
-model.safetensors), the tokenizer, the frequency table, the yearly frame, ``base_lm/`` (the base
-LM trained here, reusable with ``--base DIR/base_lm``) and ``future_text.json`` (settings, split,
-and under ``info`` the data spec and dev/test metrics).
+on the frozen causal LM ``--lm`` (default: the embedded SmolLM2-135M; ``tiny``: a small GPT-2
+trained here; or any HF name/folder, checked at once: offline, a hub name fails before any work)
+and saves it (``FutureTextModel.save``) under the output policy of ``tempo_analysis.outputs``:
+a non-empty folder the project did not write is refused without ``--overwrite``, and the folder
+is written to a temporary sibling and renamed into place. It holds ``models/<name>/`` (the
+variant without the frozen LM), the tokenizer, the frequency table, the yearly frame,
+``base_lm/`` (for ``--lm tiny``) and ``future_text.json`` (settings, split, and under ``info``
+the data spec and dev/test metrics).
 """
 
 from __future__ import annotations
@@ -26,7 +30,13 @@ from tempo_analysis.future_text.settings import VARIANTS, FutureTextSettings, Ge
 def _settings_args(p: argparse.ArgumentParser) -> None:
     d = FutureTextSettings()
     g = p.add_argument_group("model and training (defaults = notebook 04's)")
-    g.add_argument("--vocab-size", type=int, default=d.vocab_size, help="BPE vocabulary size")
+    g.add_argument("--lm", default=d.lm, help="causal LM: 'default' (embedded SmolLM2-135M), 'tiny' (small GPT-2 "
+                                              "trained here; the --vocab-size .. --pretrain-epochs flags), an HF "
+                                              "name (online) or a local folder")
+    g.add_argument("--device", default=None, help="cpu, cuda, mps (default: cuda, then mps, then cpu)")
+    g.add_argument("--alpha-search", default=d.alpha_search, choices=("learn", "grid", "fixed"),
+                   help="alpha learned from --alpha, searched on dev perplexity over 1, 1e-1, ..., 1e-5, or fixed")
+    g.add_argument("--vocab-size", type=int, default=d.vocab_size, help="BPE vocabulary size (--lm tiny)")
     g.add_argument("--n-layer", type=int, default=d.n_layer)
     g.add_argument("--n-embd", type=int, default=d.n_embd)
     g.add_argument("--n-head", type=int, default=d.n_head)
@@ -47,14 +57,16 @@ def _gen_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--top-k", type=int, default=d.top_k)
     g.add_argument("--top-p", type=float, default=d.top_p)
     g.add_argument("--no-repeat-ngram", type=int, default=d.no_repeat_ngram_size)
-    g.add_argument("--max-new-tokens", type=int, default=d.max_new_tokens)
+    g.add_argument("--max-new-tokens", type=int, default=None, help="default: the median training abstract's length")
     g.add_argument("--gen-seed", type=int, default=d.seed)
 
 
-def _gen_settings(args):
-    return GenerationSettings(num_beams=args.num_beams, do_sample=not args.greedy, top_k=args.top_k, top_p=args.top_p,
-                              no_repeat_ngram_size=args.no_repeat_ngram, max_new_tokens=args.max_new_tokens,
-                              seed=args.gen_seed)
+def _gen_settings(args, fitted=None):
+    kw = dict(num_beams=args.num_beams, do_sample=not args.greedy, top_k=args.top_k, top_p=args.top_p,
+              no_repeat_ngram_size=args.no_repeat_ngram, seed=args.gen_seed)
+    if args.max_new_tokens is not None:
+        kw.update(max_new_tokens=args.max_new_tokens, min_new_tokens=min(args.max_new_tokens, 10))
+    return fitted.generation_settings(**kw) if fitted is not None else GenerationSettings(**kw)
 
 
 def register(subparsers) -> None:
@@ -69,14 +81,12 @@ def register(subparsers) -> None:
                                                   "(acl alone reads shared/data)")
     t.add_argument("--variant", required=True, choices=VARIANTS)
     t.add_argument("--n", type=int, default=2, help="n for --variant last-n (last n training years)")
-    t.add_argument("--out", required=True, help="checkpoint folder to write")
+    t.add_argument("--out", required=True, help="checkpoint folder to write (a new, empty or earlier run's folder)")
+    t.add_argument("--overwrite", action="store_true", help="replace --out even if it holds other files")
     t.add_argument("--dev-year", type=int, default=None, help="default: 2020 for ACL, else the second-last year")
     t.add_argument("--test-year", type=int, default=None, help="default: 2021 for ACL, else the last year")
     t.add_argument("--first-year", type=int, default=None, help="first training year (ACL paper: 2003)")
     t.add_argument("--max-docs-per-year", type=int, default=None, help="seeded subset per year (CPU budgets)")
-    t.add_argument("--lm", default=None, help="HF causal LM name or folder (e.g. gpt2 online); default: small "
-                                             "GPT-2 trained from scratch on the training years")
-    t.add_argument("--base", default=None, help="reuse the base LM saved by an earlier train run (DIR/base_lm)")
     t.add_argument("--progress", action="store_true")
     _settings_args(t)
     t.set_defaults(func=cmd_train)
@@ -114,29 +124,30 @@ def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=Fals
 
 
 def cmd_train(args) -> int:
-    from transformers import AutoTokenizer
+    from tempo_analysis.outputs import prepare_output_dir
 
-    from tempo_analysis.future_text.model import load_causal_lm
+    prepare_output_dir(args.out, overwrite=args.overwrite)          # before any work: fails at once
+    if args.lm not in ("default", "tiny"):
+        from tempo_analysis.causal_lm import resolve_causal_lm
+
+        resolve_causal_lm(args.lm)                                  # offline hub name: fails at once
     from tempo_analysis.future_text.pipeline import FutureTextModel
 
-    s = FutureTextSettings(vocab_size=args.vocab_size, n_layer=args.n_layer, n_embd=args.n_embd, n_head=args.n_head,
+    s = FutureTextSettings(lm=args.lm, device=args.device, alpha_search=args.alpha_search,
+                           vocab_size=args.vocab_size, n_layer=args.n_layer, n_embd=args.n_embd, n_head=args.n_head,
                            block_size=args.block_size, pretrain_epochs=args.pretrain_epochs,
                            finetune_steps=args.finetune_steps, batch_size=args.batch_size, window=args.window,
                            alpha=args.alpha, seed=args.seed, progress=args.progress)
     frame = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, args.progress)
-    lm = tok = None
-    if args.base or args.lm:
-        src = args.base or args.lm
-        lm, tok = load_causal_lm(src), AutoTokenizer.from_pretrained(src)
     name = f"last-{args.n}" if args.variant == "last-n" else args.variant
-    fitted = FutureTextModel(s, variants=(name,), dev_year=args.dev_year, test_year=args.test_year,
-                             tokenizer=tok, lm=lm).fit(frame)
+    fitted = FutureTextModel(s, variants=(name,), dev_year=args.dev_year, test_year=args.test_year).fit(frame)
     metrics = {split: fitted.evaluate(name, y) for split, y in (("dev", fitted.dev_year_), ("test", fitted.test_year_))}
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
-            "max_docs_per_year": args.max_docs_per_year, "metrics": metrics}
-    out = fitted.save(args.out, info=info)       # base_lm/ too when the base LM was trained here
-    print(json.dumps({"model": name, "out": str(out), **{f"{k}_{m}": v[m] for k, v in metrics.items()
-                                                          for m in ("ppl", "content_ppl")}}, indent=2))
+            "max_docs_per_year": args.max_docs_per_year, "metrics": metrics,
+            "alpha": float(fitted.models_[name].alpha.detach())}
+    fitted.save(args.out, info=info, overwrite=args.overwrite)      # output policy: temp sibling, renamed
+    print(json.dumps({"model": name, "out": str(args.out), "alpha": info["alpha"],
+                      **{f"{k}_{m}": v[m] for k, v in metrics.items() for m in ("ppl", "content_ppl")}}, indent=2))
     return 0
 
 
@@ -160,6 +171,7 @@ def load_checkpoint(folder, model: str | None = None):
 
 def cmd_evaluate(args) -> int:
     from tempo_analysis.future_text.metrics import content_meteor, perplexity
+    from tempo_analysis.future_text.whatif import copy_rate
 
     fitted, name, info = load_checkpoint(args.checkpoint, args.model)
     if args.data:
@@ -170,11 +182,15 @@ def cmd_evaluate(args) -> int:
     if not texts:
         raise ValueError(f"--year {args.year}: no documents in {spec}; years present: "
                          f"{sorted(set(frame['year']))[0]}-{sorted(set(frame['year']))[-1]}")
-    m = perplexity(fitted.get_model(name), fitted.tokenizer_, texts, args.year, block_size=fitted.settings.block_size)
-    gen = fitted.generate(name, args.n_generate, year=args.year, settings=_gen_settings(args))
+    if args.data:
+        m = perplexity(fitted.get_model(name), fitted.tokenizer_, texts, args.year, block_size=None)
+    else:
+        m = fitted.evaluate(name, args.year)
+    gen = fitted.generate(name, args.n_generate, year=args.year, settings=_gen_settings(args, fitted))
     m["content_meteor"] = content_meteor(gen, texts, max_references=args.max_references, seed=args.gen_seed)
+    m["copy_rate"] = copy_rate(gen, fitted.train_df_["text"].tolist())
     m.update({"year": args.year, "model": info.get("model", name), "n_generated": len(gen),
-              "meteor_stages": "exact+stem", "generation": _gen_settings(args).to_dict()})
+              "meteor_stages": "exact+stem", "generation": _gen_settings(args, fitted).to_dict()})
     text = json.dumps(m, indent=2)
     if args.out:
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
@@ -186,7 +202,7 @@ def cmd_evaluate(args) -> int:
 def cmd_generate(args) -> int:
     fitted, name, _ = load_checkpoint(args.checkpoint, args.model)
     texts = fitted.generate(name, args.n, year=args.year, alpha=args.alpha, prompt=args.prompt,
-                            settings=_gen_settings(args))
+                            settings=_gen_settings(args, fitted))
     for i, t in enumerate(texts, 1):
         print(f"[{i}] {t}\n")
     return 0

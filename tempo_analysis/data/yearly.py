@@ -17,17 +17,35 @@ import pandas as pd
 
 from tempo_analysis.data.errors import DataError, require_columns
 
-__all__ = ["yearly_frame", "yearly_from_corpus"]
+__all__ = ["YEAR_RANGE", "check_year_range", "yearly_frame", "yearly_from_corpus"]
+
+YEAR_RANGE = (1000, 2100)   # plausible calendar years; a typo such as 20061 falls outside
 
 
-def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text") -> pd.DataFrame:
-    """Validate (year, text) rows: integer years, string texts; blank texts are dropped with a warning."""
+def check_year_range(years, year_range=YEAR_RANGE, column: str = "year", rows=None) -> None:
+    """Reject years outside ``year_range`` (inclusive): a typo (20061) would otherwise make a history
+    table of ~18,000 mostly empty years. Widen ``year_range`` for other calendars or time units."""
+    lo, hi = year_range
+    arr = np.asarray(list(years), dtype=np.int64)
+    bad = np.flatnonzero((arr < lo) | (arr > hi))
+    if bad.size:
+        where = [rows[i] for i in bad[:5]] if rows is not None else bad[:5].tolist()
+        raise DataError(f"column '{column}' at rows {where}: year(s) {sorted(set(arr[bad].tolist()))[:5]} are outside "
+                        f"{lo}-{hi} (a typo such as 20061?). Fix: correct those rows, or widen the allowed range "
+                        f"(year_range=({lo}, {hi}) -> e.g. (0, 3000)) if such years are meant")
+
+
+def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text",
+                 year_range: tuple[int, int] = YEAR_RANGE) -> pd.DataFrame:
+    """Validate (year, text) rows: integer years inside ``year_range``, string texts; blank texts
+    are dropped with a warning."""
     require_columns(df, [year_col, text_col], "yearly text")
     years = pd.to_numeric(df[year_col], errors="coerce")
     bad = df.index[years.isna() | (years != years.round())].tolist()
     if bad:
         raise DataError(f"column '{year_col}' at rows {bad[:5]}: year must be an integer (e.g. 2019). "
                         "Fix: convert dates to years or drop those rows")
+    check_year_range(years.astype(np.int64), year_range, year_col, rows=df.index.tolist())
     text = df[text_col].astype("string")
     blank = text.isna() | (text.str.strip() == "")
     if blank.any():

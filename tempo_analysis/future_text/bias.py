@@ -7,6 +7,11 @@ vocabulary for a target year, computed ONCE per distinct year (never per example
 - ``WindowLSTMBias`` (Frequency, Context): ``B[y, v] = A^T LSTM(x[y-W, v], ..., x[y-1, v])``;
   one LSTM (weights shared by all tokens) batched across the vocabulary: the batch axis is
   (year, token), the time axis is the window. ``A`` is a learned vector (``head``).
+- ``TrendLSTMBias`` (Frequency, our default): ``softplus(b) * (x[y-1, v] - mean_v) + A^T LSTM(...)``
+  over each token's log-frequency relative to its own training-years mean. The linear skip
+  (starting at slope 1: "next year's share follows last year's") keeps the response to a trend
+  positive and on the right scale, which the LSTM alone does not guarantee: the LSTM term is
+  bounded (``|A^T h| <= ||A||_1``) while the skip grows with the injected rise.
 - ``GatedBias`` (Context^2, eqs. 9-10): with tied embeddings ``E_v``,
   ``s[y, v] = E_v^T B[y, v]`` (B in R^d from the LSTM), ``Btilde = s A``, and per position k
   ``bias[k, v] = alpha * sigmoid(H_k^T C Btilde) * (E_v^T D Btilde)``
@@ -28,6 +33,7 @@ from __future__ import annotations
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 
@@ -111,6 +117,18 @@ class WindowLSTMBias(nn.Module):
         h = lstm_last_hidden(lstm, win.reshape(U * V, W, G), projected)            # row u*V+v = token v of year u
         out = self.head(h).reshape(U, V, -1)
         return out[..., 0] if out.shape[-1] == 1 else out
+
+
+class TrendLSTMBias(WindowLSTMBias):
+    """Frequency with a non-negative linear skip on the last year's centred log-frequency."""
+
+    def __init__(self, feature_dim: int = 1, hidden: int = 32):
+        super().__init__(feature_dim, hidden)
+        self.skip = nn.Parameter(torch.tensor(math.log(math.e - 1.0)))    # softplus = 1 at start
+
+    def forward(self, rows: torch.Tensor, idx: torch.Tensor, centred: torch.Tensor) -> torch.Tensor:
+        """rows ``[R, V, 1]`` normalised, centred ``[R, V, 1]`` (feature minus the token's mean) -> ``[U, V]``."""
+        return super().forward(rows, idx) + F.softplus(self.skip) * centred[idx[:, -1], :, 0]
 
 
 class GatedBias(nn.Module):

@@ -26,6 +26,7 @@ from safetensors.torch import save_file
 from tqdm.auto import tqdm
 
 from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.yearly import YEAR_RANGE, check_year_range
 from tempo_analysis.future_text.tokenizer import vocab_fingerprint
 
 
@@ -41,9 +42,14 @@ class FrequencyTable:
     # ------------------------------------------------------------------------------------------
     @classmethod
     def from_texts(cls, texts: Sequence[str], years: Sequence[int], tokenizer, *, year_range=None,
-                   progress: bool = False) -> "FrequencyTable":
-        """Count tokens per year. ``year_range=(first, last)`` declares the years to cover."""
+                   allowed_years=YEAR_RANGE, progress: bool = False) -> "FrequencyTable":
+        """Count tokens per year. ``year_range=(first, last)`` declares the years to cover (default:
+        min..max of ``years``; years need not be contiguous: gaps get the documented fill). Years
+        outside ``allowed_years`` (1000-2100) are rejected as typos unless the range is widened."""
         years = [int(y) for y in years]
+        check_year_range(years, allowed_years)
+        if year_range is not None:
+            check_year_range(year_range, allowed_years, column="year_range")
         if len(texts) != len(years):
             raise DataError(f"column 'year': {len(years)} years for {len(texts)} texts. Fix: give one year per text")
         if not years:

@@ -1,8 +1,10 @@
 """Future-text metrics: perplexity, content perplexity (per document, token-weighted), content METEOR.
 
 Perplexity. Each document is scored on its own as ``[BOS] tokens [EOS]`` (never one concatenated
-stream). Long documents are cut into windows of ``block_size`` tokens overlapping by one token,
-so every token after BOS is predicted exactly once (context restarts at a window boundary).
+stream), whole: ``block_size=None`` (the default) is the LM's context length, so the context never
+restarts mid-abstract. Only a document longer than ``block_size`` is cut into windows
+overlapping by one token (every token after BOS is predicted exactly once). The facade scores
+from cached states instead (``adapt.py``), with the same numbers.
 ``ppl = exp(sum of NLL over all predicted tokens of all documents / number of those tokens)``:
 token-weighted over documents.
 
@@ -46,9 +48,12 @@ def document_windows(ids: list[int], bos: int, eos: int, block_size: int) -> lis
 
 
 @torch.no_grad()
-def score_documents(model, tokenizer, texts: Sequence[str], year: int | None = None, *, block_size: int = 128,
+def score_documents(model, tokenizer, texts: Sequence[str], year: int | None = None, *, block_size: int | None = None,
                     batch_size: int = 16, mask: np.ndarray | None = None, progress: bool = False) -> dict:
     """Per-document sums: ``nll``, ``n``, ``content_nll``, ``content_n`` (numpy arrays of len(texts))."""
+    if block_size is None:
+        cfg = getattr(model, "lm", model).config
+        block_size = int(getattr(cfg, "max_position_embeddings", None) or getattr(cfg, "n_positions", None) or 1024)
     if block_size < 2:
         raise ValueError(f"block_size={block_size}: need >= 2 tokens per window")
     mask = torch.as_tensor(content_mask(tokenizer) if mask is None else mask)

@@ -1,7 +1,13 @@
 """Future language model: a causal LM whose logits get a temporal word bias for the target year.
 
-    logits[b, k, :] = LM(x[b, :k])  +  alpha * bias(year[b])              (Frequency, Context, NoLSTM)
-    logits[b, k, :] = LM(x[b, :k])  +  gate(H[b, k], year[b]) * bias(...)  (Context^2, bias.py)
+    logits[b, k, :] = LM(x[b, :k]) + offset  +  alpha * bias(year[b])              (Frequency, Context, NoLSTM)
+    logits[b, k, :] = LM(x[b, :k]) + offset  +  gate(H[b, k], year[b]) * bias(...)  (Context^2, bias.py)
+
+``offset`` is the head adaptation every variant shares (baselines included): a learned output
+offset per token of ``token_ids`` (the tokens seen in the history, ``S``) and one shared value for
+every other token. The temporal bias covers ``S`` only (other tokens get none); ``states.py``
+explains why this keeps training and scoring on a frozen LM exact and cheap. ``alpha`` is a
+parameter: fixed (the grid-searched value) or learned from its initial value (``learn_alpha``).
 
 Any Hugging Face ``AutoModelForCausalLM`` with a TIED output head can sit inside (``lm``): the
 default is a small GPT-2 trained from scratch on the corpus (``pipeline.small_gpt2``), users online
@@ -17,14 +23,17 @@ benchmarks/future_lm_step.py can time it.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import torch
 import torch.nn.functional as F
+from torch import nn
 from transformers import AutoConfig, AutoModelForCausalLM, LogitsProcessor, PreTrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, WindowLSTMBias, window_index
+from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, TrendLSTMBias, WindowLSTMBias, window_index
 from tempo_analysis.future_text.settings import BIAS_KIND, FEATURE_KIND, VARIANTS
 
 __all__ = ["VARIANTS", "BIAS_KIND", "FEATURE_KIND", "FutureLMConfig", "FutureLM", "TemporalBiasProcessor",
@@ -41,7 +50,10 @@ class FutureLMConfig(PreTrainedConfig):
     window: int = 3                    # W previous years fed to the LSTM
     lstm_hidden: int = 32              # 32 in the paper's code
     feature_dim: int = 1               # 1 (frequency) or the encoder width (context)
-    alpha: float = 1.0                 # bias strength (generation may override)
+    alpha: float = 1.0                 # bias strength (generation may override); learned value after fit
+    learn_alpha: bool = False          # train alpha (from its initial value) with the bias
+    center_tokens: bool = False        # LSTM input: each token's feature minus its own training-years mean
+    bias_vocab: int = 0                # |S|: tokens with an offset and a temporal bias (0 = the whole vocabulary)
     nolstm_init: float = 0.0           # Frequency-NoLSTM's learned scale at start
     history_first_year: int = 0        # the history table covers history_first_year ...
     history_num_years: int = 0         # ... for this many years (set by FutureLM.set_history)
@@ -101,22 +113,31 @@ class FutureLM(PreTrainedModel):
         emb, head = lm.get_input_embeddings(), lm.get_output_embeddings()
         _check_tied(lm)
         V, d = emb.weight.shape
+        n = config.bias_vocab or V
+        if n > V:
+            raise ValueError(f"FutureLMConfig.bias_vocab={n} exceeds the LM's vocabulary ({V})")
         Fd, kind = config.feature_dim, config.bias_kind
         # --- the temporal bias module --------------------------------------------------------------
         if kind == "nolstm":
             self.bias = PreviousYearBias(config.nolstm_init)
         elif kind == "lstm":
             self.bias = WindowLSTMBias(Fd, config.lstm_hidden)
+        elif kind == "trend":
+            self.bias = TrendLSTMBias(Fd, config.lstm_hidden)
         elif kind == "gated":
             self.bias = GatedBias(Fd, config.lstm_hidden, d)
         else:
             self.bias = None
         # --- the history table (part of the checkpoint) and its input normalisation -----------------
-        self.register_buffer("history", torch.zeros(config.history_num_years, V, Fd))
-        self.register_buffer("feature_mean", torch.zeros(Fd))
+        self.register_buffer("token_ids", torch.arange(n))                  # S: ids with an offset and a bias
+        self.offset = nn.Parameter(torch.zeros(n + 1))                      # head adaptation; [-1] = the rest
+        self.alpha = nn.Parameter(torch.tensor(float(config.alpha)), requires_grad=bool(config.learn_alpha))
+        self.register_buffer("history", torch.zeros(config.history_num_years, n, Fd))
+        self.register_buffer("feature_mean", torch.zeros(n, Fd) if config.center_tokens else torch.zeros(Fd))
         self.register_buffer("feature_std", torch.ones(Fd))
         self.bias_per_example = False        # reference design, for benchmarks only
         self._bias_cache: dict[int, torch.Tensor] = {}
+        self._cache_key = None
         self._hidden = None                  # decoder state captured at the LM head (Context^2)
         if kind == "gated":
             head.register_forward_pre_hook(self._capture_hidden)
@@ -130,15 +151,22 @@ class FutureLM(PreTrainedModel):
 
     # ------------------------------------------------------------------------------------------
     @classmethod
-    def from_lm(cls, lm, variant: str = "freq", **config_kw) -> "FutureLM":
-        """Wrap an LM instance, local path or hub name (``"gpt2"`` online) with a temporal bias."""
+    def from_lm(cls, lm, variant: str = "freq", token_ids=None, **config_kw) -> "FutureLM":
+        """Wrap an LM instance, local path or hub name (``"gpt2"`` online) with a temporal bias;
+        ``token_ids`` = S (default: the whole vocabulary)."""
         if isinstance(lm, str):
             lm = load_causal_lm(lm)
         _check_tied(lm, identity=True)
         if config_kw.get("feature_dim") is None:
             config_kw.pop("feature_dim", None)
+        if token_ids is not None:
+            token_ids = torch.as_tensor(np.asarray(token_ids), dtype=torch.long)
+            config_kw["bias_vocab"] = len(token_ids)
         cfg = FutureLMConfig(lm_config=lm.config.to_dict(), variant=variant, **config_kw)
-        return cls(cfg, lm=lm)
+        model = cls(cfg, lm=lm)
+        if token_ids is not None:
+            model.token_ids.copy_(token_ids.to(model.token_ids.device))
+        return model
 
     @property
     def vocab_size(self) -> int:
@@ -158,9 +186,10 @@ class FutureLM(PreTrainedModel):
         f = f[..., None] if f.dim() == 2 else f
         if f.dim() != 3:
             raise DataError(f"history: expected [years, vocab] or [years, vocab, features], got shape {tuple(f.shape)}")
-        if f.shape[1] != self.vocab_size:
-            raise DataError(f"history: vocabulary axis has {f.shape[1]} tokens but the LM has {self.vocab_size}. "
-                            "Fix: build the table with the tokenizer saved with this model")
+        if f.shape[1] != len(self.token_ids):
+            raise DataError(f"history: vocabulary axis has {f.shape[1]} tokens but the model biases "
+                            f"{len(self.token_ids)} (token_ids). Fix: build the table with the tokenizer saved with "
+                            "this model, restricted to model.token_ids")
         if f.shape[2] != self.config.feature_dim:
             raise DataError(f"history: feature axis has {f.shape[2]} values, the model expects "
                             f"feature_dim={self.config.feature_dim}. Fix: use the {FEATURE_KIND.get(self.config.variant)} table")
@@ -170,14 +199,32 @@ class FutureLM(PreTrainedModel):
         self.history = f.to(self.history.device)
         if refit_norm:
             flat = f.reshape(-1, f.shape[-1])
-            self.feature_mean = flat.mean(0).to(self.history.device)
-            self.feature_std = flat.std(0).clamp_min(1e-6).to(self.history.device)
+            if self.config.center_tokens:            # per-token level removed: the LSTM reads changes
+                mean = f.mean(0)                                             # [n, F]
+                std = (f - mean).reshape(-1, f.shape[-1]).std(0)
+            else:
+                mean, std = flat.mean(0), flat.std(0)
+            self.feature_mean = mean.to(self.history.device)
+            self.feature_std = std.clamp_min(1e-6).to(self.history.device)
         self.config.history_first_year, self.config.history_num_years = int(first_year), int(f.shape[0])
         self.clear_bias_cache()
         return self
 
     def clear_bias_cache(self):
         self._bias_cache = {}
+        self._cache_key = None
+
+    def _versions(self) -> tuple:
+        """In-place version counters of everything the bias reads: any update (an optimiser step,
+        ``load_state_dict``, a manual ``fill_``) changes them, so a cached bias is never stale."""
+        ts = [self.history, self.feature_mean, self.feature_std, self.alpha]
+        ts += list(self.bias.parameters()) if self.bias is not None else []
+        ts += [self.lm.get_input_embeddings().weight] if self.config.bias_kind == "gated" else []
+        return tuple((id(t), t._version) for t in ts)
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        self.clear_bias_cache()
+        return super().load_state_dict(state_dict, strict=strict, assign=assign)
 
     def train(self, mode: bool = True):
         self.clear_bias_cache()
@@ -206,33 +253,123 @@ class FutureLM(PreTrainedModel):
         else:
             needed, idx = full.reshape(-1), torch.arange(full.numel(), device=full.device).reshape(full.shape)
         rows = self.history[needed]                                         # [R, V, F]
-        if self.config.bias_kind == "nolstm":
-            return self.bias(rows, idx)                                     # raw log-frequency
-        rows = (rows - self.feature_mean) / self.feature_std
+        centred = rows - self.feature_mean
+        if self.config.bias_kind == "nolstm":                               # raw (or per-token centred) log-frequency
+            return self.bias(centred if self.config.center_tokens else rows, idx)
+        rows = centred / self.feature_std
+        if self.config.bias_kind == "trend":
+            return self.bias(rows, idx, centred)
         if self.config.bias_kind == "gated":
-            return self.bias(rows, idx, self.lm.get_input_embeddings().weight)
+            return self.bias(rows, idx, self.lm.get_input_embeddings().weight[self.token_ids])
         return self.bias(rows, idx)
 
     def year_terms(self, years) -> torch.Tensor:
         """Per-row bias terms ``[B, V(, 2)]``, computed once per distinct year (cached in eval/no-grad)."""
+        terms, inv = self.distinct_year_terms(years)
+        return terms if inv is None else terms[inv]
+
+    def distinct_year_terms(self, years):
+        """``(terms [U, V(, 2)], inv [B])`` for the distinct years (``inv=None``: terms are per row)."""
         years = torch.as_tensor(years, device=self.history.device).reshape(-1).long()
         self.check_years(years)
         if self.bias_per_example:                                         # reference design (benchmark)
-            return self._compute_year_terms(years, share_rows=False)
+            return self._compute_year_terms(years, share_rows=False), None
         uniq, inv = torch.unique(years, return_inverse=True)
         if self.training or torch.is_grad_enabled():
-            return self._compute_year_terms(uniq)[inv]
+            return self._compute_year_terms(uniq), inv
+        key = self._versions()
+        if key != self._cache_key:
+            self._bias_cache, self._cache_key = {}, key
         missing = [int(y) for y in uniq.tolist() if int(y) not in self._bias_cache]
         if missing:
             terms = self._compute_year_terms(torch.tensor(missing, device=uniq.device))
             self._bias_cache.update({y: t for y, t in zip(missing, terms)})
-        return torch.stack([self._bias_cache[int(y)] for y in uniq.tolist()])[inv]
+        return torch.stack([self._bias_cache[int(y)] for y in uniq.tolist()]), inv
 
-    def temporal_logit_bias(self, terms: torch.Tensor, hidden: torch.Tensor | None, alpha: float) -> torch.Tensor:
-        """What is added to the LM logits: ``[B, 1, V]`` (position-free) or ``[B, S, V]`` (Context^2)."""
+    def temporal_logit_bias(self, terms: torch.Tensor, hidden: torch.Tensor | None, alpha) -> torch.Tensor:
+        """The bias over S: ``[B, 1, |S|]`` (position-free) or ``[B, S, |S|]`` (Context^2)."""
         if self.config.bias_kind == "gated":
             return self.bias.apply_gate(hidden, terms, alpha)
         return alpha * terms[:, None, :]
+
+    def _alpha(self, alpha):
+        return self.alpha if alpha is None else alpha
+
+    def full_offset(self, years=None, hidden=None, alpha=None) -> torch.Tensor:
+        """Everything added to the LM logits over the whole vocabulary: ``[V]``, ``[B, 1, V]`` or ``[B, S, V]``."""
+        V = self.vocab_size
+        off = self.offset[-1].expand(V).clone()
+        off[self.token_ids] = self.offset[:-1]
+        if self.bias is None:
+            return off
+        if years is None:
+            raise ValueError(f"FutureLM({self.config.variant}) needs years=[B] target years")
+        b = self.temporal_logit_bias(self.year_terms(years), hidden, self._alpha(alpha))      # [B, s, |S|]
+        full = off.expand(b.shape[0], b.shape[1], V).clone()
+        full[..., self.token_ids] = full[..., self.token_ids] + b
+        return full
+
+    # ------------------------------------------------------------------------------------------
+    def state_logits(self, hidden: torch.Tensor, years, lse_rest: torch.Tensor, alpha=None) -> torch.Tensor:
+        """Logits over ``S`` plus one "rest" class from cached head-input states ``hidden [P, d]``:
+        ``[P, |S| + 1]``; the rest class is ``lse_rest + offset[-1]`` (states.py). Exact."""
+        head = self.lm.get_output_embeddings()
+        w = head.weight[self.token_ids]
+        z = hidden @ w.t()
+        if getattr(head, "bias", None) is not None:
+            z = z + head.bias[self.token_ids]
+        z = z + self.offset[:-1]
+        if self.bias is not None and self.config.bias_kind == "gated":
+            terms = self.year_terms(years)                                                   # [P, |S|, 2]
+            z = z + self.temporal_logit_bias(terms, hidden[:, None, :], self._alpha(alpha))[:, 0]
+        elif self.bias is not None:
+            terms, inv = self.distinct_year_terms(years)                                     # [U, |S|]
+            b = self._alpha(alpha) * terms
+            # one-year batches (the pipeline's): broadcast, never a [P, |S|] copy of the bias
+            z = z + (b[0] if b.shape[0] == 1 and inv is not None else (b if inv is None else b[inv]))
+        return torch.cat([z, (lse_rest + self.offset[-1])[:, None]], dim=1)
+
+    def state_nll(self, hidden, years, targets, lse_rest, z_target, alpha=None) -> torch.Tensor:
+        """Per-position negative log-likelihood ``[P]`` of ``targets`` (vocabulary ids) from cached states."""
+        col = self.target_columns(targets)
+        logp = torch.log_softmax(self.state_logits(hidden, years, lse_rest, alpha).float(), dim=-1)
+        lp = logp.gather(1, col[:, None])[:, 0]
+        rest = col == len(self.token_ids)
+        return -torch.where(rest, lp + z_target - lse_rest, lp)
+
+    def target_columns(self, targets: torch.Tensor) -> torch.Tensor:
+        """Column of each vocabulary id in ``state_logits`` (``|S|`` for ids outside S)."""
+        lut = torch.full((self.vocab_size,), len(self.token_ids), dtype=torch.long, device=self.token_ids.device)
+        lut[self.token_ids] = torch.arange(len(self.token_ids), device=lut.device)
+        return lut[targets]
+
+    # ------------------------------------------------------------------------------------------
+    def save_head(self, directory) -> None:
+        """Everything but the wrapped LM (config.json + head.safetensors): variants share one frozen LM."""
+        from safetensors.torch import save_file
+
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        self.config.alpha = float(self.alpha.detach())
+        self.config.save_pretrained(d)
+        state = {k: v.detach().cpu().contiguous() for k, v in self.state_dict().items() if not k.startswith("lm.")}
+        save_file(state, str(d / "head.safetensors"))
+
+    @classmethod
+    def load_head(cls, directory, lm) -> "FutureLM":
+        """A model written by :meth:`save_head`, around the (shared, frozen) ``lm``."""
+        from safetensors.torch import load_file
+
+        d = Path(directory)
+        cfg = FutureLMConfig.from_pretrained(d)
+        model = cls(cfg, lm=lm)
+        state = load_file(str(d / "head.safetensors"))
+        model.history = torch.zeros_like(state["history"])
+        missing, unexpected = model.load_state_dict(state, strict=False)
+        if unexpected or [k for k in missing if not k.startswith("lm.")]:
+            raise ValueError(f"{d}: head.safetensors does not match its config (missing "
+                             f"{[k for k in missing if not k.startswith('lm.')]}, unexpected {unexpected})")
+        return model.eval()
 
     # ------------------------------------------------------------------------------------------
     def forward(self, input_ids=None, attention_mask=None, years=None, labels=None, past_key_values=None,
@@ -241,12 +378,9 @@ class FutureLM(PreTrainedModel):
         out = self.lm(input_ids=input_ids, attention_mask=attention_mask, past_key_values=past_key_values,
                       use_cache=use_cache, position_ids=position_ids, **kwargs)
         logits = out.logits
-        if self.bias is not None:
-            if years is None:
-                raise ValueError(f"FutureLM({self.config.variant}).forward needs years=[B] target years")
-            alpha = self.config.alpha if alpha is None else alpha
-            terms = self.year_terms(years)
-            logits = logits + self.temporal_logit_bias(terms, self._hidden, alpha).to(logits.dtype)
+        if self.bias is not None and years is None:
+            raise ValueError(f"FutureLM({self.config.variant}).forward needs years=[B] target years")
+        logits = logits + self.full_offset(years, self._hidden, alpha).to(logits.dtype)
         loss = None
         if labels is not None:
             loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]).float(),
@@ -262,20 +396,22 @@ class TemporalBiasProcessor(LogitsProcessor):
     For Context^2 the gate reads the decoder state captured at the LM head for the last position.
     """
 
-    def __init__(self, model: FutureLM, year: int, alpha: float | None = None):
-        self.model = model
-        self.alpha = model.config.alpha if alpha is None else float(alpha)
+    def __init__(self, model: FutureLM, year: int | None, alpha: float | None = None):
+        self.model, self.year = model, year
+        self.alpha = None if alpha is None else float(alpha)
+        self.gated = model.config.bias_kind == "gated"
         with torch.no_grad():
-            self.terms = model.year_terms([year])                           # [1, V(, 2)] cached
+            self.fixed = None if self.gated else model.full_offset([year] if model.bias is not None else None,
+                                                                   None, self.alpha).reshape(1, -1)
 
+    @torch.no_grad()
     def __call__(self, input_ids, scores):
-        V = self.terms.shape[1]
-        if self.model.config.bias_kind == "gated":
+        if self.gated:
             hidden = self.model._hidden[:, -1:, :]                         # [N, 1, d]
-            b = self.model.temporal_logit_bias(self.terms.expand(scores.shape[0], *self.terms.shape[1:]),
-                                               hidden, self.alpha)[:, 0]
+            b = self.model.full_offset([self.year] * scores.shape[0], hidden, self.alpha)[:, 0]
         else:
-            b = self.alpha * self.terms
+            b = self.fixed
+        V = b.shape[-1]
         scores = scores.clone()
         scores[:, :V] = scores[:, :V] + b.to(scores.dtype)
         return torch.log_softmax(scores, dim=-1)

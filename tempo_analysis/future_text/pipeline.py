@@ -14,19 +14,21 @@ the facade's own fields for the variants and the split); what ``fit`` learns end
 (``frame_``, ``dev_year_``, ``test_year_``, ``train_years_``, ``tokenizer_``, ``freq_table_``,
 ``context_table_``, ``base_``, ``models_``, ``trainers_``; ``score`` adds ``results_``).
 
-Protocol (mirrors the paper with a from-scratch LM in place of GPT-2, docs/methods/future_text.md):
-1. a byte-level BPE tokenizer (``vocab_size``) is trained on the training years' text;
-2. a small GPT-2 ("the pretrained LM") is trained on every training year (or pass ``lm=``,
-   e.g. ``gpt2`` online, with its own tokenizer);
-3. each variant starts from that LM and is fine-tuned for the SAME number of optimiser steps
-   (early stopping on dev loss, best weights kept; by default each batch holds one year's
-   documents, ``year_batches``, so the bias LSTM runs once per step): ``baseline`` on all training years,
-   ``last-n`` on the last n training years, the bias variants on all training years with the
-   temporal bias (bias modules get their own learning rate ``bias_lr``);
+Protocol (the paper's, with a frozen pretrained LM in place of fine-tuned GPT-2; docs/methods/future_text.md):
+1. the causal LM is ``settings.lm``: the embedded SmolLM2-135M (``"default"``), any HF name or
+   folder, or ``"tiny"`` (a small GPT-2 trained from scratch on the training years, with a BPE
+   tokenizer trained on them: the test-sized config); ``lm=`` passes an instance;
+2. the LM is frozen: its head-input states for every document are computed once (``states.py``,
+   cached on disk keyed by LM + texts);
+3. each variant trains the SAME adaptation on those states for the same number of steps
+   (``adapt.py``): a per-token output offset over the tokens seen in the history (S); ``baseline``
+   on all training years, ``last-n`` on the last n training years, the bias variants on all
+   training years plus the temporal bias and alpha (learned from 1, or grid-searched on dev
+   perplexity over the paper's grid, ``alpha_search``);
 4. history tables cover the first training year .. the year before the test year (the dev
    year's text is past at test time); the LSTM input normalisation uses training years only.
    Dev-year scores use only training-year history, so they are a clean comparison.
-Fine-tuning skips the first training year's documents (its bias has no previous year).
+Training skips the first training year's documents (its bias has no previous year).
 """
 
 from __future__ import annotations
@@ -44,26 +46,32 @@ import plotly.graph_objects as go
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
+from tempo_analysis.causal_lm import load_causal_lm, pick_device
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.data.yearly import yearly_frame
 from tempo_analysis.figures import future_text as figures
-from tempo_analysis.future_text.batching import YearBatchSampler, lm_examples, make_collate
+from tempo_analysis.outputs import atomic_output_dir
+from tempo_analysis.future_text.adapt import PositionTerms, train_on_states
+from tempo_analysis.future_text.batching import lm_examples, make_collate
 from tempo_analysis.future_text.context import ContextTable, contextual_table
 from tempo_analysis.future_text.frequency import FrequencyTable
 from tempo_analysis.future_text.generation import generate_texts
-from tempo_analysis.future_text.metrics import content_meteor, perplexity
+from tempo_analysis.future_text.metrics import content_meteor, perplexity_report
 from tempo_analysis.future_text.model import FutureLM
-from tempo_analysis.future_text.settings import (FEATURE_KIND, VARIANTS, FutureTextSettings, GenerationSettings,
-                                                 default_settings)
+from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, FutureTextSettings,
+                                                 GenerationSettings, default_settings)
 from tempo_analysis.future_text.splits import default_split, split_years
-from tempo_analysis.future_text.tokenizer import ensure_special_tokens, train_bpe_tokenizer
-from tempo_analysis.future_text.whatif import trend_frame
+from tempo_analysis.future_text.states import StateCache, rest_terms, state_context_table
+from tempo_analysis.future_text.tokenizer import content_mask, ensure_special_tokens, train_bpe_tokenizer
+from tempo_analysis.future_text.whatif import copy_rate, trend_frame
 from tempo_analysis.training import TrainConfig, Trainer
 
 __all__ = ["FutureTextModel", "FutureTextSettings", "GenerationSettings", "default_settings", "small_gpt2"]
 
 META = "future_text.json"          # the facade's settings, split and model names in a saved folder
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+ABSTRACT_INSTRUCTION = "Write the abstract of a natural language processing research paper."
+DOC_TOKEN = "<|endoftext|>"        # document boundary (BOS = EOS) when the tokenizer has it (GPT-2, SmolLM2)
 
 
 def _plain_loss(model, batch):
@@ -71,14 +79,23 @@ def _plain_loss(model, batch):
     return model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"], labels=batch["labels"]).loss
 
 
-def small_gpt2(vocab_size: int, s: FutureTextSettings, tokenizer):
-    """The default LM: a small GPT-2 config (tied head), randomly initialised, seeded."""
+def small_gpt2(vocab_size: int, s: FutureTextSettings, tokenizer, n_positions: int = 512):
+    """The "tiny" LM: a small GPT-2 config (tied head), randomly initialised, seeded."""
     torch.manual_seed(s.seed)
-    cfg = GPT2Config(vocab_size=vocab_size, n_positions=max(s.block_size, 64), n_embd=s.n_embd, n_layer=s.n_layer,
-                     n_head=s.n_head, resid_pdrop=s.dropout, embd_pdrop=s.dropout, attn_pdrop=s.dropout,
-                     bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+    cfg = GPT2Config(vocab_size=vocab_size, n_positions=max(n_positions, s.block_size, 64), n_embd=s.n_embd,
+                     n_layer=s.n_layer, n_head=s.n_head, resid_pdrop=s.dropout, embd_pdrop=s.dropout,
+                     attn_pdrop=s.dropout, bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
                      pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=True)
     return GPT2LMHeadModel(cfg)
+
+
+def document_tokenizer(tokenizer):
+    """The tokenizer with ``<|endoftext|>`` as BOS, EOS and pad when it has that token (SmolLM2's
+    chat tokens ``<|im_start|>``/``<|im_end|>`` are not document boundaries); else pad/BOS = EOS."""
+    if DOC_TOKEN in tokenizer.get_vocab():
+        tokenizer = copy.copy(tokenizer)
+        tokenizer.bos_token = tokenizer.eos_token = tokenizer.pad_token = DOC_TOKEN
+    return ensure_special_tokens(tokenizer)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -119,8 +136,9 @@ class FutureTextModel:
                 self.fit_variant(variant, n, name)
         return self
 
-    def _setup(self, frame: pd.DataFrame, tokenizer=None, freq_table: FrequencyTable | None = None) -> None:
-        """Split, tokenizer, frequency table and fine-tuning examples (no training of the LM)."""
+    def _setup(self, frame: pd.DataFrame, tokenizer=None, freq_table: FrequencyTable | None = None,
+               base=None) -> None:
+        """Split, LM + tokenizer, frequency table, the vocabulary S, cached states (no variant trained)."""
         s = self.settings
         self.frame_ = yearly_frame(frame)
         dev_year, test_year = self.dev_year, self.test_year
@@ -135,65 +153,109 @@ class FutureTextModel:
             raise ValueError(f"window={s.window} is longer than the {len(self.train_years_) - 1} training years that "
                              f"have a previous year ({self.train_years_[0]}-{self.train_years_[-1]}). Fix: use "
                              f"window <= {len(self.train_years_) - 1} or give more years")
-        tokenizer = tokenizer or self.tokenizer
-        self.tokenizer_ = ensure_special_tokens(tokenizer or train_bpe_tokenizer(self.train_df_["text"], s.vocab_size))
+        self.device_ = pick_device(s.device)
+        self.base_, tok = self._base_lm(tokenizer, base)
+        self.tokenizer_ = document_tokenizer(tok)
         if freq_table is None:
             past = pd.concat([self.train_df_, self.dev_df_])                 # everything before the test year
             freq_table = FrequencyTable.from_texts(past["text"].tolist(), past["year"].tolist(), self.tokenizer_,
                                                    year_range=(first, self.test_year_ - 1))
         self.freq_table_ = freq_table
+        seen = np.flatnonzero(freq_table.counts.sum(0) > 0)
+        self.token_ids_ = np.union1d(seen, [self.tokenizer_.eos_token_id]).astype(np.int64)     # S
         self.context_table_ = None
-        self.base_ = self.lm
         self.models_: dict[str, FutureLM] = {}
-        self.trainers_: dict = {}
+        self.histories_: dict[str, dict] = {}
         self.results_ = None
-        self._collate = make_collate(self.tokenizer_.pad_token_id)
-        fine = self.train_df_[self.train_df_["year"] > first]
-        self._train_examples = lm_examples(fine["text"], fine["year"], self.tokenizer_, s.block_size)
-        self._dev_examples = lm_examples(self.dev_df_["text"], self.dev_df_["year"], self.tokenizer_, s.block_size)
+        self._content = content_mask(self.tokenizer_)
+        # the frozen LM's states of every document (frame_ rows), and the S-dependent terms
+        self._frame_rows = {y: np.flatnonzero(self.frame_["year"].to_numpy() == y) for y in set(self.frame_["year"])}
+        self.base_.to(self.device_).eval()
+        for p in self.base_.parameters():
+            p.requires_grad_(False)
+        states = StateCache.build(self.base_, self.tokenizer_, self.frame_["text"].tolist(),
+                                  self.frame_["year"].tolist(), bos=self.tokenizer_.bos_token_id,
+                                  eos=self.tokenizer_.eos_token_id, cache=s.state_cache and s.lm != "tiny"
+                                  and self.lm is None, progress=s.progress)
+        lse, zt = rest_terms(self.base_.get_output_embeddings(), states, torch.as_tensor(self.token_ids_))
+        self.terms_ = PositionTerms(states, lse, zt)
+
+    def _base_lm(self, tokenizer=None, base=None):
+        """``(lm, tokenizer)``: an instance passed in, the "tiny" GPT-2 trained here, or ``settings.lm`` loaded."""
+        s = self.settings
+        if base is not None:
+            return base, tokenizer
+        if self.lm is not None:
+            tok = tokenizer or self.tokenizer
+            if tok is None:
+                raise ValueError("FutureTextModel(lm=...) needs tokenizer=... (the LM's own tokenizer)")
+            return self.lm, tok
+        if s.lm == "tiny":
+            tok = ensure_special_tokens(tokenizer or train_bpe_tokenizer(self.train_df_["text"], s.vocab_size))
+            return self._pretrain_tiny(tok), tok
+        return load_causal_lm(s.lm, device=self.device_)
 
     def _train_config(self, **kw) -> TrainConfig:
         s = self.settings
-        base = dict(batch_size=s.batch_size, seed=s.seed, progress=s.progress, device="cpu", weight_decay=0.01)
+        base = dict(batch_size=16, seed=s.seed, progress=s.progress, device=str(self.device_), weight_decay=0.01)
         return TrainConfig(**{**base, **kw})
 
+    def _pretrain_tiny(self, tokenizer):
+        """Train the "tiny" GPT-2 on all training years (whole documents up to its 512 positions)."""
+        s = self.settings
+        lm = small_gpt2(len(tokenizer), s, tokenizer)
+        ex = lm_examples(self.train_df_["text"], self.train_df_["year"], tokenizer, lm.config.n_positions)
+        cfg = self._train_config(max_epochs=s.pretrain_epochs, lr=s.lr, warmup_ratio=0.05, schedule="cosine")
+        Trainer(lm, cfg, loss_fn=_plain_loss, collate_fn=make_collate(tokenizer.pad_token_id)).fit(ex, None)
+        return lm.eval()
+
     def pretrain(self):
-        """Train (once) the small GPT-2 on all training years; returns the base LM (``base_``)."""
-        if self.base_ is None:
-            s = self.settings
-            lm = small_gpt2(len(self.tokenizer_), s, self.tokenizer_)
-            ex = lm_examples(self.train_df_["text"], self.train_df_["year"], self.tokenizer_, s.block_size)
-            cfg = self._train_config(max_epochs=s.pretrain_epochs, lr=s.lr, warmup_ratio=0.05, schedule="cosine")
-            Trainer(lm, cfg, loss_fn=_plain_loss, collate_fn=self._collate).fit(ex, None)
-            self.base_ = lm.eval()
+        """The frozen base LM (``base_``)."""
         return self.base_
 
     def context_table(self) -> ContextTable:
-        """Per-year averaged contextual embeddings (computed once, same years as the frequency table)."""
+        """Per-year averaged contextual embeddings (computed once, same years as the frequency table).
+
+        ``context_encoder="lm"``: the LM's own cached states (eq. 7 with the LM as the encoder),
+        over S only; otherwise that encoder (e.g. MiniLM, "default") over the whole vocabulary.
+        """
         if self.context_table_ is None:
-            past = pd.concat([self.train_df_, self.dev_df_])
-            self.context_table_ = contextual_table(
-                past["text"].tolist(), past["year"].tolist(), self.tokenizer_, self.settings.context_encoder,
-                year_range=(self.train_years_[0], self.test_year_ - 1), max_length=self.settings.context_max_length,
-                progress=self.settings.progress)
+            s = self.settings
+            first, last = self.train_years_[0], self.test_year_ - 1
+            if s.context_encoder == "lm":
+                S = torch.as_tensor(self.token_ids_)
+                past = np.concatenate([self._frame_rows[y] for y in range(first, last + 1) if y in self._frame_rows])
+                emb = state_context_table(self.terms_.states.select(sorted(past)), S, first, last,
+                                          self.base_.get_input_embeddings().weight.detach().cpu()[S])
+                counts = self.freq_table_.counts[:, self.token_ids_].astype(np.float32)
+                self.context_table_ = ContextTable(list(range(first, last + 1)), emb, counts, "lm-states:S")
+            else:
+                past = pd.concat([self.train_df_, self.dev_df_])
+                self.context_table_ = contextual_table(
+                    past["text"].tolist(), past["year"].tolist(), self.tokenizer_, s.context_encoder,
+                    year_range=(first, last), max_length=s.context_max_length, progress=s.progress)
         return self.context_table_
 
     def history(self, variant: str) -> np.ndarray:
-        """The history features a variant reads: ``[Y, V]`` frequency or ``[Y, V, E]`` context."""
-        return self.freq_table_.features() if FEATURE_KIND[variant] == "freq" else self.context_table().features()
+        """The history features a variant reads over S: ``[Y, |S|]`` frequency or ``[Y, |S|, E]`` context."""
+        if FEATURE_KIND[variant] == "freq":
+            return self.freq_table_.features()[:, self.token_ids_]
+        feats = self.context_table().features()
+        return feats if feats.shape[1] == len(self.token_ids_) else feats[:, self.token_ids_]
 
-    def build(self, variant: str) -> FutureLM:
-        """A fresh FutureLM for ``variant`` around a copy of the base LM, history installed."""
+    def build(self, variant: str, alpha: float | None = None) -> FutureLM:
+        """A fresh FutureLM for ``variant`` around the (shared, frozen) base LM, history installed."""
         if variant not in VARIANTS:
             raise ValueError(f"variant={variant!r}: use one of {', '.join(VARIANTS)}")
         s = self.settings
-        lm = copy.deepcopy(self.pretrain())
         kind = FEATURE_KIND.get(variant)
         feats = self.history(variant) if kind else None
         fdim = 1 if feats is None or feats.ndim == 2 else feats.shape[-1]
         torch.manual_seed(s.seed)
-        model = FutureLM.from_lm(lm, variant=variant, window=s.window, lstm_hidden=s.lstm_hidden,
-                                 feature_dim=fdim, alpha=s.alpha, train_years=self.train_years_)
+        model = FutureLM.from_lm(self.base_, variant=variant, token_ids=self.token_ids_, window=s.window,
+                                 lstm_hidden=s.lstm_hidden, feature_dim=fdim, train_years=self.train_years_,
+                                 alpha=s.alpha if alpha is None else alpha, center_tokens=FEATURE_KIND.get(variant) == "freq",
+                                 learn_alpha=s.alpha_search == "learn").to(self.device_)
         if feats is not None:
             n_train = len(self.train_years_)
             first = self.train_years_[0]
@@ -201,32 +263,41 @@ class FutureTextModel:
             model.set_history(feats, first, refit_norm=False)                        # + dev year for the test
         return model
 
+    def _positions(self, years) -> np.ndarray:
+        return self.terms_.positions_of_years(years)
+
     def fit_variant(self, variant: str, n: int | None = None, name: str | None = None) -> FutureLM:
-        """Fine-tune one ``variant`` (``last-n`` needs ``n``); stored in ``models_[name]``."""
+        """Train one ``variant`` (``last-n`` needs ``n``) on the cached states; stored in ``models_[name]``.
+
+        Bias variants with ``alpha_search="grid"`` are trained once per alpha of the paper's grid
+        and the best dev perplexity wins; ``histories_[name]`` records the search.
+        """
         s = self.settings
+        years = self.train_years_[1:]                       # the first year's bias has no previous year
         if variant == "last-n":
             if not n or n < 1 or n > len(self.train_years_) - 1:
                 raise ValueError(f"last-n needs 1 <= n <= {len(self.train_years_) - 1}, got n={n}")
-            examples = self._train_examples.only_years(self.train_years_[-n:])
+            years = self.train_years_[-n:]
             name = name or f"last-{n}"
         else:
-            examples = self._train_examples
             name = name or variant
-        model = self.build(variant)
-        bias_params = [p for n_, p in model.named_parameters() if not n_.startswith("lm.")]
-        groups = [{"params": list(model.lm.parameters()), "lr": s.finetune_lr, "weight_decay": 0.01}]
-        if bias_params:
-            groups.append({"params": bias_params, "lr": s.bias_lr, "weight_decay": 0.0})
-        cfg = self._train_config(max_epochs=None, max_steps=s.finetune_steps, lr=s.finetune_lr, schedule="linear",
-                                 eval_every=s.eval_every, restore_best=True)
-        trainer = Trainer(model, cfg, collate_fn=self._collate, param_groups=groups)
-        data = examples
-        if s.year_batches:
-            sampler = YearBatchSampler([e["year"] for e in examples.items], s.batch_size, s.seed)
-            data = torch.utils.data.DataLoader(examples, batch_sampler=sampler, collate_fn=self._collate)
-        trainer.fit(data, self._dev_examples)
-        model.config.train_years = sorted({e["year"] for e in examples.items})
-        self.models_[name], self.trainers_[name] = model.eval(), trainer
+        train_idx, dev_idx = self._positions(years), self._positions([self.dev_year_])
+        grid = ALPHA_GRID if (s.alpha_search == "grid" and FEATURE_KIND.get(variant)) else (None,)
+        best, search = None, []
+        for alpha in grid:
+            model = self.build(variant, alpha)
+            log = train_on_states(model, self.terms_, train_idx, dev_idx, steps=s.finetune_steps,
+                                  batch_positions=s.batch_size, lr=s.finetune_lr, bias_lr=s.bias_lr,
+                                  eval_every=s.eval_every, seed=s.seed, year_batches=s.year_batches)
+            log["alpha"] = float(model.alpha.detach())
+            if best is None or log["best_dev_loss"] < best[1]["best_dev_loss"]:
+                best = (model, log)
+            search.append({"alpha": log["alpha"], "dev_ppl": float(np.exp(log["best_dev_loss"]))})
+        model, log = best
+        model.config.train_years = [int(y) for y in years]
+        self.models_[name] = model.eval()
+        self.histories_[name] = {**log, "alpha_search": s.alpha_search if FEATURE_KIND.get(variant) else None,
+                                 "alpha_grid": search if len(search) > 1 else None}
         return model
 
     def jobs(self, variants=None) -> list[tuple[str, int | None, str]]:
@@ -255,27 +326,47 @@ class FutureTextModel:
         return self.models_[name]
 
     def evaluate(self, name, year: int) -> dict:
-        """Perplexity and content perplexity (per document, token-weighted) on ``year``'s documents."""
-        s = self.settings
-        return perplexity(self.get_model(name), self.tokenizer_, self.texts_of(year), year, block_size=s.block_size,
-                          batch_size=s.batch_size)
+        """Perplexity and content perplexity on ``year``'s documents: per document, whole documents
+        (no context restart), token-weighted; from the cached states (exactly the full model's)."""
+        if year not in self._frame_rows:
+            raise ValueError(f"year={year}: no documents; years present: {sorted(self._frame_rows)}")
+        sums = self.terms_.document_sums(self.get_model(name), self._frame_rows[year], self._content)
+        return perplexity_report(sums)
+
+    def generation_settings(self, **overrides) -> GenerationSettings:
+        """The paper's decoding with the length sized to an abstract: ``max_new_tokens`` = the median
+        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it; a chat LM gets
+        the topic-free instruction ``ABSTRACT_INSTRUCTION`` (``generation.py``)."""
+        lengths = np.bincount(self.terms_.states.doc.numpy())
+        train_docs = np.concatenate([self._frame_rows[y] for y in self.train_years_])
+        med = int(np.median(lengths[train_docs]))
+        instruction = ABSTRACT_INSTRUCTION if getattr(self.tokenizer_, "chat_template", None) else None
+        return GenerationSettings(**{"max_new_tokens": med, "min_new_tokens": med // 2, "seed": self.settings.seed,
+                                     "instruction": instruction, **overrides})
 
     def score(self, variants=None, meteor_texts: int = 0, generation: GenerationSettings | None = None) -> pd.DataFrame:
         """Score each model (training any that ``fit`` did not); one row per model, kept as ``results_``.
 
         ``meteor_texts > 0`` also generates that many texts per model for the test year (seeded,
-        ``generation`` settings, default the paper's) and adds ``test_content_meteor``.
+        ``generation`` settings, default :meth:`generation_settings`) and adds ``test_content_meteor``
+        (exact + Porter-stem matching stages) and ``copy_rate`` (share of generated 8-grams found
+        verbatim in the training texts).
         """
         rows = []
+        generation = generation or self.generation_settings()
+        self.generated_ = {}
         for variant, n, name in self.jobs(variants):
             model = self.models_.get(name) or self.fit_variant(variant, n, name)
-            row = {"model": name, "variant": variant}
+            row = {"model": name, "variant": variant,
+                   "alpha": float(model.alpha.detach()) if model.bias is not None else 0.0}   # no bias = alpha 0
             for split, year in (("dev", self.dev_year_), ("test", self.test_year_)):
                 m = self.evaluate(model, year)
                 row.update({f"{split}_ppl": m["ppl"], f"{split}_content_ppl": m["content_ppl"]})
             if meteor_texts:
                 gen = generate_texts(model, self.tokenizer_, self.test_year_, meteor_texts, settings=generation)
+                self.generated_[name] = gen
                 row["test_content_meteor"] = content_meteor(gen, self.texts_of(self.test_year_))
+                row["copy_rate"] = copy_rate(gen, self.train_df_["text"].tolist())
             rows.append(row)
         self.results_ = pd.DataFrame(rows)
         return self.results_
@@ -287,13 +378,17 @@ class FutureTextModel:
         for r in results.itertuples():
             out[f"future_text.{r.model}.ppl"] = round(float(r.test_ppl), 4)
             out[f"future_text.{r.model}.content_ppl"] = round(float(r.test_content_ppl), 4)
+            if r.variant in FEATURE_KIND and "alpha" in results:
+                out[f"future_text.{r.model}.alpha"] = float(f"{float(r.alpha):.4g}")
+        if "copy_rate" in results:
+            out["future_text.copy_rate"] = round(float(results["copy_rate"].max()), 4)
         return out
 
     def generate(self, name, n: int = 5, *, year: int | None = None, alpha: float | None = None,
                  prompt: str | None = None, settings: GenerationSettings | None = None) -> list[str]:
         """``n`` seeded texts from model ``name`` for ``year`` (default: the test year)."""
         return generate_texts(self.get_model(name), self.tokenizer_, self.test_year_ if year is None else year, n,
-                              alpha=alpha, prompt=prompt, settings=settings)
+                              alpha=alpha, prompt=prompt, settings=settings or self.generation_settings())
 
     def trends(self, words, models=("baseline", "freq", "context2"), *, contexts_year: int | None = None) -> pd.DataFrame:
         """Each word's actual relative frequency per year and each fitted model's forecast for the
@@ -329,21 +424,29 @@ class FutureTextModel:
         return figures.side_by_side(texts[0], texts[1], words, titles=(left, right))
 
     # ----- save / load ------------------------------------------------------------------------
-    def save(self, directory, info: dict | None = None) -> Path:
-        """Write the fitted facade to ``directory`` (``info``: extra JSON kept under ``"info"``).
+    def save(self, directory, info: dict | None = None, *, overwrite: bool = False) -> Path:
+        """Write the fitted facade into ``directory`` (``info``: extra JSON kept under ``"info"``).
 
-        Layout: ``future_text.json`` (settings, split, model names), ``frame.json.gz`` (the yearly
-        frame), the tokenizer files, ``frequency_table.safetensors`` (+ ``context_table.safetensors``),
-        ``models/<name>/`` (each FutureLM: config.json + model.safetensors), ``base_lm/`` (the base LM
-        and tokenizer, when it was trained here; reusable as ``lm=``), ``results.csv`` after ``score``.
+        Layout: ``future_text.json`` (settings, split, model names, training logs), ``frame.json.gz``
+        (the yearly frame), the tokenizer files, ``frequency_table.safetensors`` (+
+        ``context_table.safetensors``), ``models/<name>/`` (each variant without the frozen LM:
+        config.json + head.safetensors), ``base_lm/`` (the LM, when it is not a name that loads
+        by itself: the "tiny" LM trained here or an instance passed as ``lm=``), ``results.csv``
+        after ``score``. The output policy of :mod:`tempo_analysis.outputs` applies: the folder is
+        written whole into a temporary sibling and renamed into place; a non-empty folder that
+        tempo_analysis did not write is refused unless ``overwrite=True``.
         """
-        d = Path(directory)
+        with atomic_output_dir(directory, overwrite=overwrite, kind="future-text-run") as tmp:
+            self._write(tmp, info)
+        return Path(directory)
+
+    def _write(self, d: Path, info: dict | None) -> None:
         (d / "models").mkdir(parents=True, exist_ok=True)
         meta = {"format_version": FORMAT_VERSION, "settings": self.settings.to_dict(), "variants": list(self.variants),
                 "dev_year": self.dev_year, "test_year": self.test_year,
                 "train_years": list(self.train_years) if self.train_years is not None else None,
                 "dev_year_": self.dev_year_, "test_year_": self.test_year_, "train_years_": self.train_years_,
-                "models": list(self.models_), "info": info or {}}
+                "models": list(self.models_), "histories": self.histories_, "info": info or {}}
         with gzip.open(d / "frame.json.gz", "wt", encoding="utf-8") as fh:
             json.dump({c: self.frame_[c].tolist() for c in ("doc_id", "year", "text")}, fh)
         self.tokenizer_.save_pretrained(d)
@@ -351,8 +454,8 @@ class FutureTextModel:
         if self.context_table_ is not None:
             self.context_table_.save(d / "context_table.safetensors")
         for name, model in self.models_.items():
-            model.save_pretrained(d / "models" / name)
-        if self.base_ is not None and self.lm is None:
+            model.save_head(d / "models" / name)
+        if self.settings.lm == "tiny" or self.lm is not None:
             self.base_.save_pretrained(d / "base_lm")
             self.tokenizer_.save_pretrained(d / "base_lm")
         if self.trend_truth_ is not None:
@@ -360,29 +463,37 @@ class FutureTextModel:
         if self.results_ is not None:
             self.results_.to_csv(d / "results.csv", index=False)
         (d / META).write_text(json.dumps(meta, indent=2))
-        return d
 
     @classmethod
     def load(cls, directory) -> "FutureTextModel":
-        """A facade written by :meth:`save`, ready to score, generate and plot (no trainers)."""
+        """A facade written by :meth:`save`, ready to score, generate and plot."""
         d = Path(directory)
         if not (d / META).is_file():
             raise FileNotFoundError(f"{d} has no {META}; pass a folder written by FutureTextModel.save "
                                     "(or `tempo-analysis future-text train --out DIR`)")
         meta = json.loads((d / META).read_text())
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise ValueError(f"{d}: format_version {meta.get('format_version')} is not {FORMAT_VERSION}; "
+                             "train it again with this version")
         settings = FutureTextSettings(**{**meta["settings"], "last_n": tuple(meta["settings"]["last_n"])})
         train_years = tuple(meta["train_years"]) if meta["train_years"] is not None else None
         self = cls(settings, variants=tuple(meta["variants"]), dev_year=meta["dev_year"], test_year=meta["test_year"],
                    train_years=train_years)
         with gzip.open(d / "frame.json.gz", "rt", encoding="utf-8") as fh:
             frame = pd.DataFrame(json.load(fh))
-        self._setup(frame, tokenizer=AutoTokenizer.from_pretrained(d),
-                    freq_table=FrequencyTable.load(d / "frequency_table.safetensors"))
+        tok = AutoTokenizer.from_pretrained(d)
+        base = None
+        if (d / "base_lm" / "config.json").is_file():
+            base = AutoModelForCausalLM.from_pretrained(d / "base_lm").eval()
+        else:
+            base, _ = load_causal_lm(settings.lm, device=pick_device(settings.device))
+        self._setup(frame, tokenizer=tok, freq_table=FrequencyTable.load(d / "frequency_table.safetensors"),
+                    base=base)
         if (d / "context_table.safetensors").is_file():
             self.context_table_ = ContextTable.load(d / "context_table.safetensors")
-        if (d / "base_lm" / "config.json").is_file():
-            self.base_ = AutoModelForCausalLM.from_pretrained(d / "base_lm").eval()
-        self.models_ = {name: FutureLM.from_pretrained(d / "models" / name).eval() for name in meta["models"]}
+        self.models_ = {name: FutureLM.load_head(d / "models" / name, self.base_).to(self.device_)
+                        for name in meta["models"]}
+        self.histories_ = meta.get("histories", {})
         truth = d / "trend_truth.csv"
         self.trend_truth_ = pd.read_csv(truth) if truth.is_file() else None
         results = d / "results.csv"

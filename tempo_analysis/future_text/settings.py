@@ -13,37 +13,55 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 VARIANTS = ("baseline", "last-n", "freq-nolstm", "freq", "context", "context2")
-BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": "lstm", "context": "lstm",
+BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": "trend", "context": "lstm",
              "context2": "gated"}
 FEATURE_KIND = {"freq-nolstm": "freq", "freq": "freq", "context": "context", "context2": "context"}
 
 
+ALPHA_GRID = (1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)     # the paper's search grid for alpha
+
+
 @dataclass
 class FutureTextSettings:
-    """Every knob of the experiment; defaults are the notebook's (planted world, ~1 min on 2 cores)."""
+    """Every knob of the experiment; defaults are the notebook's (planted world, SmolLM2, 2-core CPU).
 
-    vocab_size: int = 1000          # BPE vocabulary (output layer dominates CPU cost)
-    n_layer: int = 2                # small GPT-2 trained from scratch
+    Every variant shares one adaptation of a frozen LM (``adapt.py``): the LM's final hidden
+    states are cached once; only a per-token output offset (all variants) and the temporal bias
+    (bias variants) are trained, for the same number of steps, with early stopping on the dev year.
+    """
+
+    lm: str = "default"             # "default" (embedded SmolLM2-135M), "tiny" (small GPT-2 trained here), HF name/path
+    device: str | None = None       # None: cuda, then mps, then cpu
+    state_cache: bool = True        # keep the LM's states on disk (keyed by LM + texts); "tiny" never caches
+    # --- the "tiny" LM (test-sized; trained from scratch on the training years) ---
+    vocab_size: int = 1000          # its byte-level BPE vocabulary
+    n_layer: int = 2
     n_embd: int = 64
     n_head: int = 2
-    block_size: int = 128           # tokens per training/scoring window
+    block_size: int = 128           # its pretraining windows
     dropout: float = 0.1
-    pretrain_epochs: int = 4        # the "pretrained LM" on all training years
-    lr: float = 3e-3
-    finetune_steps: int = 60        # optimiser steps per variant (same for every variant)
-    finetune_lr: float = 5e-4
-    bias_lr: float = 1e-2           # learning rate of the temporal-bias modules
-    batch_size: int = 16
-    eval_every: int = 20            # dev-loss evaluations during fine-tuning (early stopping)
-    year_batches: bool = True       # each fine-tuning batch from one year (bias LSTM once per step)
+    pretrain_epochs: int = 4
+    lr: float = 3e-3                # its pretraining learning rate
+    # --- the shared adaptation ---
+    finetune_steps: int = 200       # optimiser steps per variant (same for every variant)
+    finetune_lr: float = 5e-2       # learning rate of the per-token output offset
+    bias_lr: float = 1e-2           # learning rate of the temporal-bias modules (and alpha)
+    batch_size: int = 512           # positions per step
+    eval_every: int = 25            # dev-loss evaluations (early stopping, best weights kept)
+    year_batches: bool = True       # each batch from one year (bias LSTM once per step)
     window: int = 3                 # W previous years into the LSTM
     lstm_hidden: int = 32
-    alpha: float = 1.0              # bias strength
-    last_n: tuple = (1, 2, 3)       # baselines on the last n training years
-    context_encoder: str = "default"
+    alpha: float = 1.0              # bias strength: the initial value ("learn"), or the fixed one ("fixed")
+    alpha_search: str = "learn"     # "learn" (from alpha), "grid" (ALPHA_GRID, best dev perplexity), "fixed"
+    last_n: tuple = (2, 3)          # baselines on the last n training years
+    context_encoder: str = "lm"     # "lm": the LM's own states (eq. 7); else an encoder name (MiniLM: "default")
     context_max_length: int = 256
     seed: int = 0
     progress: bool = False
+
+    def __post_init__(self):
+        if self.alpha_search not in ("learn", "grid", "fixed"):
+            raise ValueError(f"alpha_search={self.alpha_search!r}: use 'learn', 'grid' or 'fixed'")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -65,9 +83,10 @@ class GenerationSettings:
     top_k: int = 50
     top_p: float = 0.92
     no_repeat_ngram_size: int = 2
-    max_new_tokens: int = 80
+    max_new_tokens: int = 80        # FutureTextModel.generation_settings() sizes it to the median abstract
     min_new_tokens: int = 10
     seed: int = 0
+    instruction: str | None = None  # chat LMs (SmolLM2-Instruct): start from this user turn instead of BOS
 
     def to_dict(self) -> dict:
         return asdict(self)

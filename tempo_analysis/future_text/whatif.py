@@ -8,11 +8,16 @@
 - ``injected_trend``: temporarily replace a frequency model's history with one where some words
   rise over the last years (``FrequencyTable.with_trend``); the learned LSTM is unchanged, so the
   forecast bias and the generations show what the model makes of the new trend.
+- ``trend_response``: generate with and without an injected trend at the same seeds; the ratio
+  of the injected words' occurrence rates (the notebook's ``future_text.trend_response``).
+- ``copy_rate``: the share of generated word 8-grams found verbatim in the training texts.
 """
 
 from __future__ import annotations
 
 from contextlib import contextmanager
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -67,15 +72,36 @@ def expected_token_probs(model, tokenizer, texts, year: int | None, *, alpha: fl
 
 
 @torch.no_grad()
+def states_token_probs(fitted, model, year_docs, year: int, chunk: int = 1024) -> np.ndarray:
+    """``expected_token_probs`` from the fitted facade's cached LM states (no LM forward)."""
+    terms = fitted.terms_
+    idx = terms.positions_of_docs(year_docs)
+    head = model.lm.get_output_embeddings()
+    total = torch.zeros(model.vocab_size)
+    for s in range(0, len(idx), chunk):
+        i = torch.as_tensor(idx[s:s + chunk])
+        h = terms.states.hidden[i].to(model.offset.device)
+        years = torch.full((len(i),), int(year)) if model.bias is not None else None
+        off = model.full_offset(years, h[:, None, :])
+        logits = head(h) + (off if off.dim() == 1 else off[:, 0])
+        total += torch.softmax(logits.float(), -1).sum(0).cpu()
+    return (total / max(len(idx), 1)).numpy()
+
+
+@torch.no_grad()
 def forecast_bias(model: FutureLM, year: int, alpha: float | None = None) -> np.ndarray:
-    """The position-free bias ``[V]`` for ``year`` (zeros for models without a bias)."""
+    """The position-free temporal bias ``[V]`` for ``year`` (zeros for models without a bias, and
+    for tokens outside the model's S)."""
     if not isinstance(model, FutureLM) or model.bias is None:
         V = model.get_input_embeddings().weight.shape[0] if not isinstance(model, FutureLM) else model.vocab_size
         return np.zeros(V, dtype=np.float32)
-    alpha = model.config.alpha if alpha is None else alpha
+    alpha = float(model.alpha.detach()) if alpha is None else alpha
     model.eval()
     terms = model.year_terms([year])[0]
-    return (alpha * (terms[..., 1] if model.config.bias_kind == "gated" else terms)).numpy()
+    b = alpha * (terms[..., 1] if model.config.bias_kind == "gated" else terms)
+    full = torch.zeros(model.vocab_size)
+    full[model.token_ids.cpu()] = b.float().cpu()
+    return full.numpy()
 
 
 @contextmanager
@@ -89,7 +115,12 @@ def injected_trend(model: FutureLM, table, token_ids, last: int = 3, factor: flo
     if table.years != model.history_years:
         raise DataError(f"table years {table.years[0]}-{table.years[-1]} differ from the model's history "
                         f"{model.history_years[0]}-{model.history_years[-1]}. Fix: pass the fitted FutureTextModel's freq_table_")
-    model.set_history(table.with_trend(token_ids, last=last, factor=factor).features(), first, refit_norm=False)
+    ids = model.token_ids.cpu().numpy()
+    if not np.isin(np.asarray(list(token_ids)), ids).any():
+        raise DataError(f"token_ids={list(token_ids)[:5]}: none of these tokens occurs in the history, so the model "
+                        "has no bias for them. Fix: pick a word of the corpus")
+    model.set_history(table.with_trend(token_ids, last=last, factor=factor).features()[:, ids], first,
+                      refit_norm=False)
     try:
         yield model
     finally:
@@ -104,9 +135,8 @@ def trend_frame(fitted, words, models: dict, *, contexts_year: int | None = None
     rel = fitted.freq_table_.relative()
     test = fitted.frame_[fitted.frame_["year"] == fitted.test_year_]
     test_rel = FrequencyTable.from_texts(test["text"].tolist(), test["year"].tolist(), tok).relative()[0]
-    ctx = fitted.texts_of(contexts_year or fitted.dev_year_)
-    probs = {name: expected_token_probs(m, tok, ctx, fitted.test_year_, block_size=fitted.settings.block_size)
-             for name, m in models.items()}
+    docs = fitted._frame_rows[contexts_year or fitted.dev_year_]
+    probs = {name: states_token_probs(fitted, m, docs, fitted.test_year_) for name, m in models.items()}
     rows = []
     for w in words:
         t = word_token(tok, w)
@@ -116,3 +146,54 @@ def trend_frame(fitted, words, models: dict, *, contexts_year: int | None = None
         rows += [dict(word=w, year=fitted.test_year_, series=f"forecast: {name}", value=float(p[t]))
                  for name, p in probs.items()]
     return pd.DataFrame(rows)
+
+
+def _ngrams(words: list[str], n: int) -> set:
+    return {tuple(words[i:i + n]) for i in range(len(words) - n + 1)}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+(?:[-']\w+)*", text.lower())
+
+
+def copy_rate(generated, training_texts, n: int = 8) -> float:
+    """Share of the generated texts' word ``n``-grams (lower-cased) found verbatim in ``training_texts``."""
+    train = set()
+    for t in training_texts:
+        train |= _ngrams(_words(t), n)
+    grams = [g for t in generated for g in _ngrams(_words(t), n)]
+    return float(np.mean([g in train for g in grams])) if grams else 0.0
+
+
+def occurrence_rate(texts, word: str) -> float:
+    """Occurrences of ``word`` (as a word or a word's start: "kernel" counts "kernels") per text."""
+    pat = re.compile(r"\b" + re.escape(word.strip().lower()))
+    return float(np.mean([len(pat.findall(t.lower())) for t in texts])) if texts else 0.0
+
+
+def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, n: int = 6, settings=None,
+                   year: int | None = None) -> dict:
+    """Generate ``n`` texts with and without a rising trend injected into each word's history (same
+    seeds); ``ratio`` per word = (rate with + 1/n) / (rate without + 1/n) (occurrences per text,
+    add-one-occurrence smoothing so a word absent without injection gives a finite ratio);
+    ``trend_response`` = the mean ratio over ``words``. Also the bias of each word's first piece
+    before and after."""
+    from tempo_analysis.future_text.generation import generate_texts
+
+    model = fitted.get_model(model)
+    tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
+    settings = settings or fitted.generation_settings()
+    before_bias = forecast_bias(model, year)
+    before = generate_texts(model, tok, year, n, settings=settings)
+    rows = []
+    for w in words:
+        with injected_trend(model, fitted.freq_table_, word_pieces(tok, w), last=last, factor=factor):
+            after_bias = forecast_bias(model, year)
+            after = generate_texts(model, tok, year, n, settings=settings)
+        t = word_token(tok, w)
+        r0, r1 = occurrence_rate(before, w), occurrence_rate(after, w)
+        rows.append({"word": w, "bias_before": float(before_bias[t]), "bias_after": float(after_bias[t]),
+                     "rate_before": r0, "rate_after": r1, "ratio": (r1 + 1 / n) / (r0 + 1 / n),
+                     "text_after": after[0]})
+    table = pd.DataFrame(rows)
+    return {"trend_response": float(table["ratio"].mean()), "table": table, "before": before}

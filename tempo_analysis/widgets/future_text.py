@@ -23,12 +23,15 @@ def _years(model) -> list[int]:
     return list(range(h[0] + 1, h[-1] + 2))          # every year with a previous-year history
 
 
-def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
-    """Dropdown (year), slider (alpha), seed, button -> side-by-side texts. Returns the widget box."""
-    settings = settings or GenerationSettings(max_new_tokens=60)
+def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings: GenerationSettings | None = None,
+                        run_now: bool = True):
+    """Dropdown (year), slider (alpha), seed, button -> side-by-side texts. Returns the widget box
+    (``run_now=False``: nothing is generated until the button is clicked)."""
+    settings = settings or fitted.generation_settings()
     baseline, model = fitted.get_model(baseline), fitted.get_model(model)
     year = W.Dropdown(options=_years(model), value=fitted.test_year_, description="target year")
-    alpha = W.FloatSlider(value=float(model.config.alpha), min=0.0, max=5.0, step=0.25, description="bias α")
+    alpha = W.FloatSlider(value=round(float(model.alpha.detach()), 2), min=0.0, max=5.0, step=0.25,
+                          description="bias α")
     seed = W.IntText(value=settings.seed, description="seed")
     go_btn = W.Button(description="Regenerate", button_style="primary")
     out = W.Output()
@@ -44,13 +47,16 @@ def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings:
 
     go_btn.on_click(run)
     box = W.VBox([W.HBox([year, alpha, seed, go_btn]), out])
-    run()
+    if run_now:
+        run()
     return box
 
 
-def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSettings | None = None):
-    """Text (word), slider (factor) and button -> bias before/after + generations before/after."""
-    settings = settings or GenerationSettings(max_new_tokens=60)
+def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSettings | None = None,
+                   run_now: bool = True):
+    """Text (word), slider (factor) and button -> bias before/after + generations before/after
+    (``run_now=False``: nothing is generated until the button is clicked)."""
+    settings = settings or fitted.generation_settings()
     model = fitted.get_model(model)
     word = W.Text(value=(list(words) or ["kernel"])[0], description="word X")
     factor = W.FloatLogSlider(value=8.0, base=2, min=0, max=5, step=0.5, description="rise ×")
@@ -76,5 +82,6 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
 
     go_btn.on_click(run)
     box = W.VBox([W.HBox([word, factor, last, go_btn]), out])
-    run()
+    if run_now:
+        run()
     return box

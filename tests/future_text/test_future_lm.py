@@ -57,7 +57,10 @@ def test_bias_of_token_v_is_lstm_over_its_own_history(variant, fdim):
         seq = m.history[year - FIRST - 3:year - FIRST, v, :]             # token v, years 2001..2003
         seq = (seq - m.feature_mean) / m.feature_std
         _, (h, _) = m.bias.lstm(seq[None])
-        torch.testing.assert_close(bias[v], m.bias.head(h[-1])[0, 0])
+        want = m.bias.head(h[-1])[0, 0]
+        if variant == "freq":                     # + the linear skip on the last year's centred feature
+            want = want + torch.nn.functional.softplus(m.bias.skip) * (m.history[year - FIRST - 1, v, 0] - m.feature_mean[0])
+        torch.testing.assert_close(bias[v], want)
 
 
 def test_bias_once_per_distinct_year_equals_per_example(monkeypatch):
@@ -168,3 +171,53 @@ def test_bad_inputs_have_clear_errors(tmp_path):
         FutureLM.from_lm(untied, variant="freq")
     with pytest.raises(OSError, match="pass a local folder"):
         FutureLM.from_lm(str(tmp_path / "no-such-model"), variant="freq")
+
+
+def test_bias_cache_follows_load_state_dict_and_parameter_updates():
+    """A cached year bias is never stale: an optimiser step or load_state_dict changes what is served."""
+    m = make("freq")
+    saved = {k: v.clone() for k, v in m.state_dict().items()}
+    with torch.no_grad():
+        a = m.year_terms([2004]).clone()
+    opt = torch.optim.SGD(m.bias.parameters(), lr=1.0)
+    with torch.enable_grad():
+        m.year_terms([2004]).pow(2).sum().backward()
+    opt.step()                                                             # an in-place parameter update
+    with torch.no_grad():
+        b = m.year_terms([2004]).clone()
+        fresh = m._compute_year_terms(torch.tensor([2004]))
+    torch.testing.assert_close(b, fresh)                                   # served the updated bias
+    assert (a - b).abs().max() > 1e-4
+    m.load_state_dict(saved)
+    with torch.no_grad():
+        torch.testing.assert_close(m.year_terms([2004]), a)                # back to the saved weights
+
+
+@pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context2", 4), ("baseline", 1)])
+def test_state_nll_equals_the_full_forward_on_a_vocabulary_subset(variant, fdim):
+    """Training/scoring from cached states over S + one rest class is exactly the full model's NLL,
+    including targets outside S (the offset and the bias are scattered into the whole vocabulary)."""
+    from tempo_analysis.future_text.states import StateCache, document_states, full_head_terms, rest_terms
+
+    torch.manual_seed(1)
+    S = torch.tensor(sorted(np.random.default_rng(0).choice(V, 30, replace=False).tolist()))
+    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=3, feature_dim=fdim, lstm_hidden=8, token_ids=S)
+    if m.bias is not None:
+        m.set_history(np.random.default_rng(1).standard_normal((Y, len(S), fdim)).astype("float32"), FIRST)
+        for p in m.bias.parameters():
+            torch.nn.init.normal_(p, std=0.3)
+    with torch.no_grad():
+        m.offset.normal_(std=0.5)
+    m.eval()
+    ids = torch.randint(1, V, (1, 12))
+    with torch.no_grad():
+        full = torch.log_softmax(m(ids, years=[2004]).logits[0, :-1], -1)
+        want = -full.gather(1, ids[0, 1:, None])[:, 0]
+        h = document_states(m.lm, [ids[0, 1:].tolist()], int(ids[0, 0]))[0][:-1]      # states of ids[:-1]
+        head = m.lm.get_output_embeddings()
+        st = StateCache(h, ids[0, :-1], ids[0, 1:], torch.zeros(len(h), dtype=torch.long), torch.tensor([2004]),
+                        *full_head_terms(head, h, ids[0, 1:]))
+        lse, zt = rest_terms(head, st, S)
+        got = m.state_nll(h, torch.full((len(h),), 2004), ids[0, 1:], lse, zt)
+    assert (~torch.isin(ids[0, 1:], S)).any() and torch.isin(ids[0, 1:], S).any()
+    torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)

@@ -20,8 +20,8 @@ from tempo_analysis.future_text.whatif import (expected_token_probs, forecast_bi
 
 from .conftest import toy_frame
 
-TINY = dict(vocab_size=300, n_layer=1, n_embd=16, n_head=2, block_size=64, pretrain_epochs=1, finetune_steps=4,
-            eval_every=2, batch_size=8, window=2, last_n=(1,), lstm_hidden=8)
+TINY = dict(lm="tiny", vocab_size=300, n_layer=1, n_embd=16, n_head=2, block_size=64, pretrain_epochs=1,
+            finetune_steps=30, eval_every=10, batch_size=64, window=2, last_n=(1,), lstm_hidden=8)
 GEN = GenerationSettings(max_new_tokens=12, min_new_tokens=4, num_beams=2)
 
 
@@ -42,7 +42,9 @@ def test_fit_score_and_summary_keys(exp):
     assert (exp.dev_year_, exp.test_year_) == (2014, 2015) and exp.train_years_ == [2010, 2011, 2012, 2013]
     assert exp.models_["last-1"].config.train_years == [2013]
     keys = exp.summary()
-    assert set(keys) == {f"future_text.{m}.{k}" for m in r["model"] for k in ("ppl", "content_ppl")}
+    assert set(keys) == ({f"future_text.{m}.{k}" for m in r["model"] for k in ("ppl", "content_ppl")}
+                         | {"future_text.freq-nolstm.alpha", "future_text.freq.alpha", "future_text.copy_rate"})
+    assert 0 <= keys["future_text.copy_rate"] <= 1
     # history: first training year .. the year before the test year (dev text is past at test time)
     assert exp.models_["freq"].history_years == [2010, 2011, 2012, 2013, 2014]
 
@@ -64,11 +66,18 @@ def test_save_and_load_roundtrip(exp, tmp_path):
     assert back.freq_table_.fingerprint == exp.freq_table_.fingerprint and len(back.tokenizer_) == len(exp.tokenizer_)
     assert back.base_ is not None and back.settings == exp.settings
     for name in ("baseline", "freq"):
-        assert back.evaluate(name, 2015) == exp.evaluate(name, 2015)                 # the same numbers
+        assert back.evaluate(name, 2015) == pytest.approx(exp.evaluate(name, 2015), rel=1e-6)   # the same numbers
     assert back.generate("freq", 2, settings=GEN) == exp.generate("freq", 2, settings=GEN)
     assert json.loads((tmp_path / "run" / "future_text.json").read_text())["info"] == {"data": "toy"}
     with pytest.raises(FileNotFoundError, match="future_text.json"):
         FutureTextModel.load(tmp_path)
+    exp.save(tmp_path / "run")                                   # our own folder: replaced as a whole
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "keep.txt").write_text("x")
+    with pytest.raises(ValueError, match="overwrite"):
+        exp.save(user)
+    assert sorted(p.name for p in user.iterdir()) == ["keep.txt"]
 
 
 def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
@@ -77,7 +86,10 @@ def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
         m.bias.scale.fill_(3.0)                       # make the bias matter
     a = generate_texts(m, tok, 2015, 3, settings=GEN)
     assert a == generate_texts(m, tok, 2015, 3, settings=GEN) and len(a) == 3 and all(a)
-    assert generate_texts(m, tok, 2015, 3, alpha=0.0, settings=GEN) == generate_texts(m.lm, tok, None, 3, settings=GEN)
+    # alpha = 0: no temporal bias, only the head adaptation every variant shares (= the baseline's shape)
+    plain = FutureTextModel.build(exp, "baseline")
+    plain.load_state_dict({"offset": m.offset.detach().clone()}, strict=False)
+    assert generate_texts(m, tok, 2015, 3, alpha=0.0, settings=GEN) == generate_texts(plain, tok, None, 3, settings=GEN)
     other = GenerationSettings(**{**GEN.to_dict(), "seed": 1})
     assert generate_texts(m, tok, 2015, 3, settings=other) != a
     with pytest.raises(ValueError, match="needs a target year"):
@@ -100,15 +112,25 @@ def test_injected_trend_raises_the_forecast_bias(exp):
 
 
 def test_forecast_probabilities_and_trend_figure(exp):
-    p = expected_token_probs(exp.models_["freq"], exp.tokenizer_, exp.texts_of(2014), 2015, block_size=64)
+    p = expected_token_probs(exp.models_["freq"], exp.tokenizer_, exp.texts_of(2014), 2015, block_size=512)
     assert p.shape == (len(exp.tokenizer_),) and p.sum() == pytest.approx(1.0, abs=1e-4)
     trends = trend_frame(exp, ["transformer", "kernel"], {"baseline": exp.models_["baseline"], "freq": exp.models_["freq"]})
     assert set(trends["series"]) == {"actual", "forecast: baseline", "forecast: freq"}
+    # the forecast (from cached states) is the full model's mean next-token probability (independent path)
+    t = word_token(exp.tokenizer_, "transformer")
+    got = trends.query("word == 'transformer' and series == 'forecast: freq'")["value"].item()
+    assert got == pytest.approx(float(p[t]), rel=1e-4)
+    # the actual series is the token's relative frequency per year, counted directly
+    actual = trends.query("word == 'kernel' and series == 'actual'").set_index("year")["value"]
+    k = word_token(exp.tokenizer_, "kernel")
+    for y in (2010, 2015):
+        ids = exp.tokenizer_(exp.texts_of(y), add_special_tokens=False)["input_ids"]
+        flat = [i for d in ids for i in d]
+        assert actual[y] == pytest.approx(flat.count(k) / len(flat))
     d = figs.frequency_trends(trends).to_dict()
     assert len(d["data"]) == 2 * 3 and d["data"][0]["name"] == "transformer (actual)"
     assert list(d["data"][0]["x"]) == list(range(2010, 2016))
-    pd.testing.assert_frame_equal(exp.trends(["transformer", "kernel"], ("baseline", "freq", "context2")), trends)
-    assert exp.visualize_trends(["transformer", "kernel"], ("baseline", "freq")).to_dict() == d
+    assert exp.visualize_trends(["transformer", "kernel"], ("baseline", "freq", "context2")).to_dict() == d   # unfitted names skipped
 
 
 def test_figures_to_dict(exp):
@@ -140,12 +162,13 @@ def test_cli_train_evaluate_generate(tmp_path, capsys):
     csv = tmp_path / "t.csv"
     toy_frame().to_csv(csv, index=False)
     out = tmp_path / "run"
-    flags = ["--vocab-size", "300", "--n-layer", "1", "--n-embd", "16", "--block-size", "64", "--pretrain-epochs", "1",
-             "--finetune-steps", "3", "--window", "2"]
+    flags = ["--lm", "tiny", "--vocab-size", "300", "--n-layer", "1", "--n-embd", "16", "--block-size", "64",
+             "--pretrain-epochs", "1", "--finetune-steps", "3", "--window", "2", "--batch-size", "64"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert main(["future-text", "train", "--data", f"csv:{csv}", "--variant", "freq", "--out", str(out), *flags]) == 0
-        assert (out / "models" / "freq" / "model.safetensors").is_file() and (out / "tokenizer.json").is_file()
+        assert (out / "models" / "freq" / "head.safetensors").is_file() and (out / "tokenizer.json").is_file()
+        assert (out / ".tempo_analysis.json").is_file()                      # ours: a later run may replace it
         assert (out / "base_lm" / "config.json").is_file()
         meta = json.loads((out / "future_text.json").read_text())
         assert meta["test_year_"] == 2015 and set(meta["info"]["metrics"]) == {"dev", "test"}
@@ -160,16 +183,88 @@ def test_cli_train_evaluate_generate(tmp_path, capsys):
         # bad input: a year without previous-year history is one clear line, exit code 2
         assert main(["future-text", "generate", "--checkpoint", str(out), "--year", "2030", "--n", "1"]) == 2
     assert "no previous-year history" in capsys.readouterr().err
+    # output policy: a user's non-empty folder is refused before any work, unless --overwrite
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    assert main(["future-text", "train", "--data", f"csv:{csv}", "--variant", "freq", "--out", str(mine), *flags]) == 2
+    assert "--overwrite" in capsys.readouterr().err and (mine / "notes.txt").read_text() == "keep me"
+
+
+def test_cli_offline_hub_name_fails_at_once(tmp_path, capsys, monkeypatch):
+    from tempo_analysis.cli import main
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    assert main(["future-text", "train", "--data", "world", "--variant", "freq", "--out", str(tmp_path / "r"),
+                 "--lm", "some-org/not-cached-lm"]) == 2
+    err = capsys.readouterr().err
+    assert "offline" in err and "local folder" in err and not (tmp_path / "r").exists()
 
 
 @pytest.mark.slow
+@pytest.mark.lm
 def test_frequency_model_beats_all_years_baseline_on_planted_world():
-    """Notebook 04's claim, at the notebook's defaults (default_settings()): content ppl freq < baseline."""
+    """Notebook 04's claim at its defaults (SmolLM2, frozen, 20 documents per year): the frequency
+    bias beats its time-blind control (same LM, same adaptation) in content perplexity."""
+    from tempo_analysis.future_text.splits import select_years
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         frame, truth = load_yearly("world")
-    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(frame)
+    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(select_years(frame, None, 20, 0))
     r = exp.score().set_index("model")
     assert r.loc["freq", "test_content_ppl"] < r.loc["baseline", "test_content_ppl"]
     assert r.loc["freq", "dev_content_ppl"] < r.loc["baseline", "dev_content_ppl"]   # also with train-only history
     assert isinstance(truth, pd.DataFrame) and {"word", "year", "rate"} <= set(truth.columns)
+
+
+def test_copy_rate_counts_verbatim_8grams():
+    from tempo_analysis.future_text.whatif import copy_rate
+
+    gen = ["A b c d e f g h i", "q r s"]                      # two 8-grams; the second text has none
+    assert copy_rate(gen, ["x a b c d e f g h y"]) == 0.5     # "a b ... h" is in the training text
+    assert copy_rate(gen, ["a b c d e f g h i"]) == 1.0
+    assert copy_rate(gen, ["b c d e f g h"]) == 0.0 and copy_rate(["short text"], ["short text"]) == 0.0
+
+
+def test_trend_injection_raises_the_bias_monotonically_and_the_word_in_generations(exp):
+    """The what-if does what it says, with the right sign and scale: a rising trend injected into
+    'kernel' (a falling word) raises its bias by exactly scale * log(factor) in a model whose bias
+    follows last year's (per-token centred) log-frequency, and generations at the same seeds then
+    use the word >= 2x as often."""
+    from tempo_analysis.future_text.whatif import trend_response
+
+    m, tok = exp.models_["freq-nolstm"], exp.tokenizer_
+    assert m.config.center_tokens
+    with torch.no_grad():
+        m.bias.scale.fill_(1.0)
+        m.alpha.fill_(1.0)
+    k = word_token(tok, "kernel")
+    c = exp.freq_table_.counts
+    n_last = c[-1].sum()
+    biases = []
+    for factor in (1.0, 2.0, 4.0, 8.0, 16.0):
+        with injected_trend(m, exp.freq_table_, word_pieces(tok, "kernel"), last=3, factor=factor):
+            biases.append(float(forecast_bias(m, 2015)[k]))
+    assert np.all(np.diff(biases) > 0), biases
+    # scale: the last history year's feature log((c+1)/(N+V)) moves by log((f c + 1)/(c + 1)) - log((N'+V)/(N+V))
+    ck = max(c[-1, k], 1.0)
+    added = (16.0 - 1.0) * sum(max(c[-1, t], 1.0) for t in set(word_pieces(tok, "kernel")))
+    want = np.log((16.0 * ck + 1) / (c[-1, k] + 1)) - np.log((n_last + added + c.shape[1]) / (n_last + c.shape[1]))
+    assert biases[-1] - biases[0] == pytest.approx(want, rel=1e-4)
+    with torch.no_grad():
+        m.bias.scale.fill_(3.0)                   # a bias that trusts the history strongly
+    word = next(w for w in ("kernel", "method", "encoder", "helps", "model") if len(word_pieces(tok, w)) == 1)
+    r = trend_response(exp, m, [word], factor=16.0, n=4, settings=GEN)   # a one-token word: the tiny LM can write it
+    row = r["table"].iloc[0]
+    assert row["bias_after"] > row["bias_before"] and r["trend_response"] >= 2.0, r["table"]
+
+
+def test_trained_frequency_models_respond_to_a_rising_trend(exp):
+    """The trained freq model (LSTM + linear skip) raises a word's bias when a strong rise is injected."""
+    m, tok = exp.models_["freq"], exp.tokenizer_
+    k = word_token(tok, "transformer")
+    before = float(forecast_bias(m, 2015)[k])
+    with injected_trend(m, exp.freq_table_, word_pieces(tok, "transformer"), last=3, factor=64.0):
+        after = float(forecast_bias(m, 2015)[k])
+    assert after > before + 0.5                # up, by a sizable share of log(64) = 4.2

@@ -117,3 +117,28 @@ def test_context_table_alignment_and_fallbacks(tok):
     never = tok(" kernel", add_special_tokens=False)["input_ids"][0]
     static = _static_embeddings(enc, etok, [tok.decode([never])])[0].numpy()
     np.testing.assert_allclose(table.emb[1, never], static, atol=1e-5)
+
+
+def test_typo_years_are_rejected_unless_the_range_is_widened(tok):
+    import pandas as pd
+
+    from tempo_analysis.data.yearly import yearly_frame
+
+    df = pd.DataFrame({"year": [2005, 20061, 2007], "text": ["a b", "c d", "e f"]})
+    with pytest.raises(DataError, match=r"rows \[1\].*20061.*widen"):
+        yearly_frame(df)
+    assert yearly_frame(df, year_range=(0, 30000))["year"].tolist() == [2005, 2007, 20061]
+    with pytest.raises(DataError, match="20061"):
+        FrequencyTable.from_texts(["a", "b"], [2005, 20061], tok)
+    assert FrequencyTable.from_texts(["a", "b"], [-5, 3], tok, allowed_years=(-10, 10)).years[0] == -5
+
+
+def test_non_contiguous_years_are_filled_forward_with_a_warning(tok):
+    """Years 2001, 2003, 2010: the table covers 2001-2010; each gap year copies the year before it."""
+    texts = ["a transformer encoder helps", "a kernel method helps", "the transformer model learns"]
+    with pytest.warns(UserWarning, match=r"no documents for year\(s\) \[2002, 2004, 2005"):
+        t = FrequencyTable.from_texts(texts, [2001, 2003, 2010], tok)
+    assert t.years == list(range(2001, 2011)) and t.filled_years == [2002, 2004, 2005, 2006, 2007, 2008, 2009]
+    np.testing.assert_array_equal(t.counts[1], t.counts[0])              # 2002 <- 2001
+    np.testing.assert_array_equal(t.counts[8], t.counts[2])              # 2009 <- 2003 (carried through)
+    assert not np.array_equal(t.counts[9], t.counts[8])                  # 2010 has its own documents

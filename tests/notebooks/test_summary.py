@@ -120,3 +120,21 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     keys = {k for entry in data.values() for k in entry["values"]}
     assert keys == {f"k{i}" for i in range(24)}
     assert all(data[f"nb{i % 3}"]["values"][f"k{i}"] == i for i in range(24))
+
+
+# --- 04_future_text: the keys the notebook records, at its defaults (reuses the session's run) ---
+@pytest.mark.slow
+@pytest.mark.lm
+def test_future_text_summary_keys(notebook_runs):
+    from _notebook_runs import NOTEBOOKS_DIR
+
+    path = NOTEBOOKS_DIR / "04_future_text.ipynb"
+    run = notebook_runs.get(path)
+    assert run.ok, run.errors
+    v = notebook_runs.values(path)
+    for model in ("baseline", "last-2", "last-3", "freq", "context", "context2"):
+        assert v[f"future_text.{model}.content_ppl"] > 1
+    assert v["future_text.control.content_ppl"] == v["future_text.baseline.content_ppl"]
+    assert v["future_text.freq.content_ppl"] < v["future_text.control.content_ppl"]      # time matters
+    assert 0 <= v["future_text.copy_rate"] <= 0.2
+    assert v["future_text.trend_response"] >= 1.0 and v["future_text.freq.alpha"] > 0
