@@ -80,15 +80,19 @@ def test_app_serves_a_dashboard_whose_widget_responds(tmp_path, notebook_runs):
                 assert "FloatSlider(" not in text and "import ipywidgets" not in text, "the code is hidden"
                 slider = page.locator(".widget-slider", has_text="time_signal").first
                 box = slider.locator("xpath=ancestor::div[contains(@class, 'widget-vbox')][1]")
-                before = box.inner_text()
+                titles = box.locator(".gtitle")
+                titles.first.wait_for(timeout=120_000)
+                before = titles.all_text_contents()
+                assert any("time_signal=0.8" in t for t in before), before
                 readout = slider.locator(".widget-readout")
                 readout.click()
                 page.keyboard.press("Control+a")
                 page.keyboard.type("0.2")
                 page.keyboard.press("Enter")
-                page.wait_for_function(
-                    "el => el.innerText.includes('time_signal=0.2')", arg=box.element_handle(), timeout=60_000)
-                assert box.inner_text() != before
+                deadline = time.monotonic() + 120
+                while not any("time_signal=0.2" in t for t in titles.all_text_contents()):
+                    assert time.monotonic() < deadline, f"the figure did not redraw: {titles.all_text_contents()}"
+                    page.wait_for_timeout(500)
                 assert box.locator(".js-plotly-plot .main-svg").count() > 0, "the redrawn figure renders"
             finally:
                 browser.close()
