@@ -306,11 +306,14 @@ class TempoFormerModel(PreTrainedModel):
         # BERT pooler (dense + tanh on [CLS]) for the local current-post summary
         if getattr(self.encoder, "pooler", None) is None:
             self.local_pooler = nn.Sequential(nn.Linear(H, H), nn.Tanh())
+        # RoTempoFormer (as the reference): a new dense + tanh "pooler" over every post's fused [CLS],
+        # an LSTM over them, and a head that reads ONLY the LSTM's last state
         self.rnn = nn.LSTM(H, config.rnn_hidden, batch_first=True) if ab == "rotempoformer" else None
-        stream_dim = config.rnn_hidden if self.rnn is not None else H
+        self.ro_pooler = nn.Sequential(nn.Linear(H, H), nn.Tanh()) if self.rnn is not None else None
+        head_in = config.rnn_hidden if self.rnn is not None else 2 * H
         d, p = config.head_hidden, config.head_dropout
         self.head = nn.Sequential(
-            nn.Linear(H + stream_dim, d), nn.ReLU(), nn.Dropout(p),
+            nn.Linear(head_in, d), nn.ReLU(), nn.Dropout(p),
             nn.Linear(d, d), nn.ReLU(), nn.Dropout(p),
             nn.Linear(d, config.num_labels),
         )
@@ -319,8 +322,9 @@ class TempoFormerModel(PreTrainedModel):
     def _init_weights(self, module):
         # the classifier head (and the LSTM) keep PyTorch's fan-in init: BERT's std-0.02 init
         # shrinks a 3-layer ReLU head's signal ~100x and it then barely trains in a few epochs
+        ro = tuple(self.ro_pooler) if getattr(self, "ro_pooler", None) is not None else ()
         if isinstance(module, (nn.Linear, nn.LSTM)) and any(
-            module is m for m in (*self.head, self.rnn) if m is not None
+            module is m for m in (*self.head, self.rnn, *ro) if m is not None
         ):
             module.reset_parameters()
             return
@@ -481,7 +485,7 @@ class TempoFormerModel(PreTrainedModel):
             stream = self.gate_norm(h_loc, h_glob) if self.gate_norm is not None else h_glob
         else:  # RoTempoFormer: LSTM over every real post's pooled fused [CLS], oldest -> newest
             every = self.gate_norm(cls, fused) if self.gate_norm is not None else fused
-            pooled = every if self.config.summary != "cls" else self.pool_local(every.reshape(B * W, -1)).view(B, W, -1)
+            pooled = self.ro_pooler(every)
             n = window_mask.sum(1)
             shift = (torch.arange(W, device=n.device)[None] + (W - n)[:, None]) % W  # left -> right pad
             pooled = pooled.gather(1, shift[..., None].expand(-1, -1, pooled.shape[-1]))
@@ -491,7 +495,9 @@ class TempoFormerModel(PreTrainedModel):
             _, (h_n, _) = self.rnn(packed)
             stream = h_n[-1]
 
-        logits = self.head(torch.cat([pooled_local, stream], dim=-1))
+        # TempoFormer: [pooled local vector of the current post ; fused stream vector]; RoTempoFormer:
+        # the LSTM state alone (what each reference head reads)
+        logits = self.head(stream if self.rnn is not None else torch.cat([pooled_local, stream], dim=-1))
         loss = None
         if labels is not None:
             loss = focal_loss(logits, labels, self.config.focal_alpha, self.config.focal_gamma)

@@ -103,11 +103,15 @@ def test_baselines_share_the_interface(tiny, data):
         assert clf.label_names_ == ["calm", "shift", "spike"], name
         assert proba.shape == (len(test.df), 3) and np.allclose(proba.sum(1), 1, atol=1e-5), name
         assert clf.predict(test).shape == (len(test.df),), name
-    # the random baseline is seeded and follows the training priors
+    # the random baseline is seeded and draws its labels from the training priors
     r = make_classifier("random", seed=3).fit(train)
-    assert (r.predict(test) == r.predict(test)).all()
     counts = np.bincount(train.label_codes(), minlength=3)
     np.testing.assert_allclose(r.priors_, counts / counts.sum())
+    many = make_timelines(n_timelines=40, n_posts=(25,), labels=("calm", "shift", "spike"), seed=5)
+    drawn = r.predict(many)
+    assert (drawn == r.predict(many)).all()                        # same seed, same draws
+    assert (drawn != make_classifier("random", seed=4).fit(train).predict(many)).mean() > 0.3
+    np.testing.assert_allclose(np.bincount(drawn, minlength=3) / len(drawn), r.priors_, atol=0.05)
     with pytest.raises(ValueError, match="valid names: tempoformer, random"):
         make_classifier("svm")
 
