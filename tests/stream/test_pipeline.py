@@ -128,9 +128,13 @@ def test_cli_evaluate_writes_per_class_and_macro_f1(tmp_path, tiny, capsys):
     out = tmp_path / "res.json"
     rc = main(["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--model", str(tmp_path / "enc"),
                "--window", "3", "--folds", "3", "--max-folds", "1", "--seeds", "0", "--epochs", "1",
-               "--no-progress", "--device", "cpu", "--out", str(out)])
+               "--rope-theta", "50", "--time-transform", "linear", "--time-scale", "0.5", "--temporal-residual",
+               "--dev-fraction", "0.4", "--no-progress", "--device", "cpu", "--out", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())
+    assert res["settings"]["model_kwargs"] == {"time_unit": 1.0, "rope_theta": 50.0, "time_transform": "linear",
+                                               "time_scale": 0.5, "temporal_residual": True}
+    assert res["dev_fraction"] == 0.4
     assert res["model"] == "tempoformer" and res["label_names"] == ["no", "yes"]
     assert set(res["f1"]) == {"no", "yes"} and set(res["macro_f1"]) == {"mean", "std"}
     assert len(res["by_window"]["3"]["runs"]) == 1 and res["by_window"]["3"]["folds_run"] == 1
