@@ -49,7 +49,7 @@ def notebook_defaults() -> dict:
         "tempoformer": dict(encoder="default", window=3, epochs=4, lr=1e-4, head_lr=2e-3, batch_size=8,
                             max_length=64, freeze_local=True, summary="auto", seed=0),
         "baselines": ["random", "ffn_history", "bilstm"],
-        "ablations": ["vanilla_mha", "no_gate_norm"],
+        "ablations": ["vanilla_mha"],  # the time-blind control, trained in the notebook itself
         "run_ablations": False,
     }
 
@@ -59,14 +59,15 @@ _RECORDED_KEYS = ("encoder", "epochs", "lr", "head_lr", "batch_size", "max_lengt
 
 
 def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max_timelines=None,
-                      fold: int = 0, folds: int = 5, folder=None) -> dict | None:
+                      fold: int = 0, folds: int = 5, folder=None, n_posts: int | None = None) -> dict | None:
     """{"summary", "source"} of a recorded `stream evaluate --ablation` run matching these settings.
 
     Notebook 01 shows these instead of retraining every ablation (each costs as much as the main
     model). Files: `<folder>/<data>_ablation_<name>.json` as written by `tempo-analysis stream
     evaluate --max-folds 1` (default folder: the checkout's docs/results/stream). Returns None when
     there is no such file or it was made with other data, split, window, seed or training settings,
-    so a stale or foreign record is never shown as if it matched.
+    on a data set of another size than `n_posts` (when given), or it is marked "superseded", so a
+    stale or foreign record is never shown as if it matched.
     """
     check_ablation(ablation)
     folder = Path(folder) if folder is not None else project_root() / "docs" / "results" / "stream"
@@ -77,6 +78,7 @@ def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max
     by_window = rec.get("by_window", {}).get(str(settings.get("window")))
     runs = (by_window or {}).get("runs", [])
     same = (rec.get("data") == data and rec.get("ablation") == ablation and max_timelines is None
+            and "superseded" not in rec and (n_posts is None or rec.get("posts") == n_posts)
             and rec.get("folds") == folds and len(runs) == 1 and runs[0].get("fold") == fold
             and runs[0].get("seed") == settings.get("seed", 0)
             and all(rec.get("settings", {}).get(k) == settings.get(k) for k in _RECORDED_KEYS
