@@ -139,11 +139,17 @@ def quiet_transformers():
             tf_logging.enable_progress_bar()
 
 
-def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype: torch.dtype | None = None):
+def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype: torch.dtype | None = None,
+                 adapter: bool = True):
     """Return ``(model, tokenizer)``: an ``AutoModel`` (``head=None``) or ``AutoModelForMaskedLM`` (``head="mlm"``).
 
-    all-MiniLM-L6-v2 ships without an MLM head; with ``head="mlm"`` its transform layer is
-    initialised fresh (the decoder is tied to the word embeddings) and a warning says so.
+    all-MiniLM-L6-v2 ships without an MLM head. For ``"default"`` with ``head="mlm"`` the embedded
+    MLM adapter (``tempo_analysis/assets/minilm_mlm_adapter.safetensors``, sha256-checked; see
+    :mod:`tempo_analysis.encoder_mlm`) is merged into the weights, giving a real masked LM
+    (top-5 on held-out Brown in docs/results/semantic_change/encoder.md). ``adapter=False`` gives
+    the bare checkpoint instead. Any encoder without a pretrained head (``adapter=False``, or
+    another checkpoint) gets a fresh transform layer (decoder tied to the word embeddings) and a
+    warning says so. ``head=None`` always returns the unchanged sentence-embedding body.
     """
     from transformers import AutoModel, AutoModelForMaskedLM
 
@@ -158,6 +164,12 @@ def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype:
     with quiet_transformers():
         model, info = cls.from_pretrained(path, output_loading_info=True, **kwargs)
     missing = [k for k in info.get("missing_keys", []) if "decoder" not in k]
+    if head == "mlm" and adapter and os.fspath(name) == DEFAULT_ENCODER:
+        from tempo_analysis.encoder_mlm import merge_default_adapter
+
+        tokenizer = load_tokenizer(name)
+        merge_default_adapter(model, mask_token_id=tokenizer.mask_token_id)
+        return model, tokenizer
     if head == "mlm" and missing:
         warnings.warn(
             f"Encoder {name!r} has no pretrained MLM head; {len(missing)} head tensors were initialised fresh "

@@ -20,9 +20,10 @@
         model.save_pretrained(tmp / "model")                   # write into tmp, not args.out
         write_file_atomic(tmp / "results.json", json.dumps(results))
 
-Single files (a results JSON) follow the same rules with :func:`prepare_output_file` /
-:func:`write_file_atomic`: a file is ours when its folder carries our manifest, or when it is a
-JSON object stamped by :func:`stamp` (key ``"tempo_analysis"``).
+Single files (a results JSON, a ranking TSV) follow the same rules with :func:`prepare_output_file` /
+:func:`write_file_atomic`: a file is ours when its folder carries our manifest, when it is a
+JSON object stamped by :func:`stamp` (key ``"tempo_analysis"``), or when it is a text file that
+starts with :func:`text_header` (a ``# tempo_analysis KIND`` comment line).
 
 Replacing a folder takes two renames (old folder aside to ``.NAME.old-<pid>-<token>``, new one
 in). A kill between the two leaves the old folder aside; the next :func:`clean_stale_temps`
@@ -48,6 +49,7 @@ from tempo_analysis.data.errors import DataError
 
 MANIFEST = ".tempo_analysis.json"   # marks a folder the project created
 STAMP_KEY = "tempo_analysis"        # marks a JSON results file the project created
+TEXT_MARK = "# tempo_analysis"      # first line of a text results file (TSV) the project created
 MANIFEST_VERSION = 1
 _TEMP = re.compile(r"^\.(?P<name>.+)\.(?P<what>tmp|old)-(?P<pid>\d+)(?:-[0-9a-f]+)?$")
 
@@ -86,11 +88,20 @@ def stamp(obj: dict, kind: str, **extra) -> dict:
     return {**obj, STAMP_KEY: manifest(kind, **extra)}
 
 
+def text_header(kind: str) -> str:
+    """The first line of a text results file we write: a ``#`` comment (``pandas.read_csv(..., skiprows=1)``)."""
+    return f"{TEXT_MARK} {kind}\n"
+
+
 def _file_is_ours(path: Path) -> bool:
     if is_ours(path.parent):
         return True
     if path.suffix.lower() != ".json":
-        return False
+        try:
+            with open(path, "rb") as fh:
+                return fh.read(len(TEXT_MARK)) == TEXT_MARK.encode()
+        except OSError:
+            return False
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -260,7 +271,8 @@ def atomic_output_dir(path, overwrite: bool = False, *, kind: str = "output", **
 def prepare_output_file(path, *, overwrite: bool = False) -> Path:
     """Check a single output file before any work: refuse an existing file that is not ours.
 
-    Ours: its folder holds our manifest, or it is a JSON object written with :func:`stamp`.
+    Ours: its folder holds our manifest, it is a JSON object written with :func:`stamp`, or a text
+    file whose first line is :func:`text_header`.
     """
     if path is None or not str(path).strip():
         raise OutputExistsError("no output file given. Fix: pass a file path.")
@@ -304,5 +316,5 @@ def write_file_atomic(path, data: bytes | str, *, encoding: str = "utf-8") -> Pa
 
 
 __all__ = ["MANIFEST", "OutputExistsError", "atomic_output_dir", "clean_stale_temps", "is_ours", "manifest",
-           "pid_alive", "prepare_output_dir", "prepare_output_file", "read_manifest", "stamp", "temp_name",
+           "pid_alive", "prepare_output_dir", "prepare_output_file", "read_manifest", "stamp", "temp_name", "text_header",
            "write_file_atomic"]

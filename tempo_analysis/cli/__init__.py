@@ -2,6 +2,19 @@
 
 Each command group lives in its own module (``tempo_analysis.cli.<group>``) exposing
 ``register(subparsers)``, which adds its subparser(s) and sets ``func=callable(args) -> int``.
+A group imports its method wing (torch, transformers) only inside the command it runs, so
+``--help`` starts at once.
+
+The error boundary (:func:`main`) is the same for every command:
+
+- bad input (the project's :class:`~tempo_analysis.data.errors.DataError`, which includes a refused
+  output path, an unknown model name, and the ``ValueError``/``KeyError``/``OSError`` a command
+  raises for a bad option) prints one line, ``tempo-analysis: error: ...``, and exits 2;
+- any other exception is a bug or an environment failure: one line naming its type, a hint to run
+  again with ``--debug`` for the traceback, exit 1;
+- ``--debug`` anywhere on the command line re-raises, with the full traceback;
+- Ctrl-C exits 130 with one line;
+- warnings print as ``tempo-analysis: warning: ...``, one line each.
 """
 
 from __future__ import annotations
@@ -9,9 +22,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 
 # Module name -> group; the group's own module chooses its command name (e.g. "semantic-change").
-GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text")
+GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text", "encoder")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -32,20 +46,59 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    """``--overwrite``: the one switch of the output policy (:mod:`tempo_analysis.outputs`)."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="allow replacing an existing output that tempo-analysis did not write "
+                             "(by default such a file or non-empty folder is refused)")
+
+
+# exception types that mean "the user's input or options are wrong": one line, exit 2
+USER_ERRORS = (ValueError, KeyError, OSError)
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"tempo-analysis: warning: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Parse arguments and run the chosen command; bad input prints one clear line, not a traceback."""
+    """Parse arguments and run the chosen command behind the error boundary (see the module doc)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in argv
+    argv = [a for a in argv if a != "--debug"]
     parser = build_parser()
+    parser.add_argument("--debug", action="store_true",
+                        help="show full tracebacks (also accepted after the command)")
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
-    try:
-        return int(args.func(args) or 0)
-    except (ValueError, OSError, KeyError) as e:
-        if getattr(args, "debug", False) or "--debug" in (argv or sys.argv):
-            raise
-        print(f"tempo-analysis: error: {e}", file=sys.stderr)
-        return 2
+    args.debug = debug
+    formatwarning = warnings.formatwarning
+    with warnings.catch_warnings():
+        if not debug:  # the format only: code that records warnings (tests, callers) still gets them
+            warnings.formatwarning = _one_line_warning
+        try:
+            return int(args.func(args) or 0)
+        except KeyboardInterrupt:
+            if debug:
+                raise
+            print("tempo-analysis: interrupted", file=sys.stderr)
+            return 130
+        except USER_ERRORS as e:
+            if debug:
+                raise
+            msg = str(e.args[0]) if isinstance(e, KeyError) and e.args else str(e)
+            print(f"tempo-analysis: error: {msg}", file=sys.stderr)
+            return 2
+        except Exception as e:  # a bug or an environment failure: short, with the way to the details
+            if debug:
+                raise
+            print(f"tempo-analysis: internal error ({type(e).__name__}): {e}\n"
+                  f"  run the same command again with --debug for the full traceback", file=sys.stderr)
+            return 1
+        finally:
+            warnings.formatwarning = formatwarning
 
 
 if __name__ == "__main__":  # pragma: no cover

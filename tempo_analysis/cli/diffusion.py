@@ -21,6 +21,8 @@ import json
 import sys
 from pathlib import Path
 
+from tempo_analysis.cli import add_output_options
+
 
 def _years(text: str) -> list[int]:
     """'2017-2020' or '2017,2018,2020' -> list of years."""
@@ -46,7 +48,9 @@ def _load_corpus(args) -> tuple:
 
 def run_train(args) -> int:
     from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig  # cli: imported when run
+    from tempo_analysis.outputs import prepare_output_dir
 
+    prepare_output_dir(args.out, overwrite=args.overwrite)  # before any work: a refused --out fails at once
     corpus, truth = _load_corpus(args)
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     cfg = DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs, max_steps=args.max_steps,
@@ -54,9 +58,8 @@ def run_train(args) -> int:
                                device=args.device, progress=not args.no_progress, max_length=args.max_length)
     print(f"training {', '.join(variants)} on {corpus}", file=sys.stderr)
     mapper = DiffusionMapper(cfg).fit(corpus)
-    out = mapper.save(args.out)
-    if truth is not None:
-        (out / "truth.json").write_text(json.dumps(truth, indent=1))
+    out = mapper.save(args.out, overwrite=args.overwrite,
+                      extra={"truth.json": truth} if truth is not None else None)
     ppl = ", ".join(f"{k}={v:.3f}" for k, v in mapper.perplexity_.items())
     print(f"saved to {out}; held-out MLM perplexity: {ppl}")
     return 0
@@ -64,7 +67,9 @@ def run_train(args) -> int:
 
 def run_analyze(args) -> int:
     from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when the command runs
+    from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
+    prepare_output_file(args.out, overwrite=args.overwrite)
     ckpt = Path(args.checkpoint)
     mapper = DiffusionMapper.load(ckpt, variants=[args.variant])
     if args.variant not in mapper.models_:
@@ -80,8 +85,7 @@ def run_analyze(args) -> int:
         truth = json.loads(truth_file.read_text())
         payload["planted"] = {"mode": truth["mode"], "word": truth["word"], "anchor": truth["anchor"],
                               "first_slice": truth["first_slice"], "walk_share": truth.get("walk_share")}
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.out).write_text(json.dumps(payload, indent=1))
+    write_file_atomic(args.out, json.dumps(stamp(payload, "diffusion-analysis"), indent=1))
     m = result.mode
     share = "n/a" if m.get("walk_share") != m.get("walk_share") else f"{m['walk_share']:.2f}"
     print(f"{args.word} -> {args.anchor}: recovered mode {m['mode']} (walk share {share}, expected under "
@@ -100,6 +104,7 @@ def register(subparsers) -> None:
     t.add_argument("--data", default="world", help="world | world:DIR | acl[:XML_DIR] | csv:DOCS.csv,EDGES.csv")
     t.add_argument("--model", default="default", help="encoder: 'default' (MiniLM), an HF name or a local path")
     t.add_argument("--out", required=True, help="run folder to write")
+    add_output_options(t)
     t.add_argument("--variants", default="dcwe,cwe,sa,ta", help="comma list of dcwe,cwe,sa,ta")
     t.add_argument("--epochs", type=int, default=2)
     t.add_argument("--max-steps", type=int, default=None, help="cap on optimiser steps per model")
@@ -125,6 +130,7 @@ def register(subparsers) -> None:
     a.add_argument("--word", required=True)
     a.add_argument("--anchor", required=True)
     a.add_argument("--out", required=True, help="JSON file to write")
+    add_output_options(a)
     a.add_argument("--n", default="auto", help="N nearest neighbours: an integer (paper: 100) or 'auto' "
                                                 "(100, or 5%% of the candidate words when smaller)")
     a.add_argument("--threshold", type=float, default=0.0, help="a unit holds the association when r-hat > this")

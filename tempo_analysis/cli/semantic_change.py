@@ -3,7 +3,8 @@
     tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine \
         --model default --seed 0 --out ranks.tsv
 
-Writes ``word<TAB>score`` (most changed first; NaN for a word missing from a period) and prints
+Writes ``word<TAB>score`` (most changed first; NaN for a word missing from a period; the first line is
+a ``# tempo_analysis ...`` comment: skip it, e.g. ``pandas.read_csv(path, sep="\t", skiprows=1, header=None)``) and prints
 Spearman and Pearson (with p-values) when the data has graded truth.
 """
 from __future__ import annotations
@@ -12,6 +13,8 @@ import argparse
 import json
 import sys
 from pathlib import Path
+
+from tempo_analysis.cli import add_output_options
 
 
 def register(subparsers) -> None:
@@ -40,7 +43,7 @@ def register(subparsers) -> None:
     p.add_argument("--save-model", default=None, help="folder to save the post-trained model (safetensors)")
     p.add_argument("--json", default=None, help="also write metrics, settings and timings as JSON here")
     p.add_argument("--progress", action="store_true", help="show progress bars")
-    p.add_argument("--debug", action="store_true", help="show tracebacks")
+    add_output_options(p)
     p.set_defaults(func=run_rank_command)
     group.set_defaults(func=lambda args: (group.print_help(), 2)[1])
 
@@ -49,8 +52,15 @@ def run_rank_command(args) -> int:
     """The ``rank`` command: load data, fit the ranker, write the TSV, print the correlations."""
     # local: the CLI imports a method wing (torch, transformers) only when its command runs
     from ..data.specs import load_change_data
+    from ..outputs import atomic_output_dir, prepare_output_dir, prepare_output_file, stamp, text_header, write_file_atomic
     from ..semantic_change import SemanticChangeRanker, cli_config
 
+    # every output is checked before any work: a refused path fails at once, not after training
+    prepare_output_file(args.out, overwrite=args.overwrite)
+    if args.json:
+        prepare_output_file(args.json, overwrite=args.overwrite)
+    if args.save_model:
+        prepare_output_dir(args.save_model, overwrite=args.overwrite)
     targets = [t.strip() for t in args.targets.split(",")] if args.targets else None
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
                             targets=targets)
@@ -59,10 +69,10 @@ def run_rank_command(args) -> int:
                      zscore=args.zscore, seed=args.seed, progress=args.progress)
     ranker = SemanticChangeRanker(cfg).fit(data)
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with open(out, "w", encoding="utf-8") as f:
-        for w, s in zip(ranker.scores_["word"], ranker.scores_["score"]):
-            f.write(f"{w}\t{s:.6f}\n" if s == s else f"{w}\tnan\n")
+    lines = [text_header("semantic-change rank: word<TAB>score, most changed first")]
+    lines += [f"{w}\t{s:.6f}\n" if s == s else f"{w}\tnan\n"
+              for w, s in zip(ranker.scores_["word"], ranker.scores_["score"])]
+    write_file_atomic(out, "".join(lines))
     for m in ranker.missing_:
         print(f"warning: {m} (scored NaN, left out of the correlation)", file=sys.stderr)
     print(f"{args.method} / {args.scorer} / layers={cfg.layers} / n={cfg.samples} / seed={args.seed}: "
@@ -76,10 +86,11 @@ def run_rank_command(args) -> int:
     if not m:
         print("no truth for this data: ranking only")
     if args.save_model:
-        ranker.model_.model.save_pretrained(args.save_model)
-        ranker.model_.tokenizer.save_pretrained(args.save_model)
+        with atomic_output_dir(args.save_model, overwrite=args.overwrite, kind="semantic-change-model") as tmp:
+            ranker.model_.model.save_pretrained(tmp)
+            ranker.model_.tokenizer.save_pretrained(tmp)
     if args.json:
-        Path(args.json).write_text(json.dumps({"metrics": m, "config": cfg.to_dict(), "timings": ranker.timings_,
-                                               "missing": ranker.missing_, "data": args.data}, indent=2,
-                                              default=str))
+        payload = {"metrics": m, "config": cfg.to_dict(), "timings": ranker.timings_, "missing": ranker.missing_,
+                   "data": args.data}
+        write_file_atomic(args.json, json.dumps(stamp(payload, "semantic-change-rank"), indent=2, default=str))
     return 0

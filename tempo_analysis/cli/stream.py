@@ -15,6 +15,8 @@ import json
 import time
 from pathlib import Path
 
+from tempo_analysis.cli import add_output_options
+from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES  # plain names: no torch at start-up
 
 
@@ -65,6 +67,7 @@ def register(subparsers) -> None:
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     e.add_argument("--no-progress", action="store_true")
     e.add_argument("--out", required=True, help="results JSON path")
+    add_output_options(e)
     e.set_defaults(func=evaluate)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -96,6 +99,7 @@ def settings_from_args(args) -> dict:
 
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
+    out = prepare_output_file(args.out, overwrite=args.overwrite)  # before any work: fails at once
     # the command's heavy imports (torch, transformers) load only when it runs, not for `--help`
     import torch
 
@@ -113,8 +117,6 @@ def evaluate(args) -> int:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
     name = args.baseline or "tempoformer"
     settings = settings_from_args(args)
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
     report = {"data": args.data, "model": name, "encoder": args.model, "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
               "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
@@ -124,9 +126,7 @@ def evaluate(args) -> int:
 
     def write():
         report["seconds"] = round(time.perf_counter() - t0, 1)
-        tmp = out.with_suffix(out.suffix + ".tmp")
-        tmp.write_text(json.dumps(report, indent=2))
-        tmp.replace(out)
+        write_file_atomic(out, json.dumps(stamp(report, "stream-evaluate"), indent=2))
 
     for w in args.window:
         partial = report["by_window"].setdefault(str(w), {"runs": []})

@@ -24,6 +24,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--speed", type=int, default=None, help="new adopters per slice (default: 2)")
     p.add_argument("--change-strength", type=float, default=None,
                    help="scales the planted sense changes, 0..1.5 (default: 1.0)")
+    p.add_argument("--overwrite", action="store_true",
+                   help="allow replacing an existing OUT/world folder that tempo-analysis did not write")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if OUT/world differs from what these options generate")
 
@@ -62,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         print(f"{target}: all {len(FILES)} files match a regeneration.")
         return 0
-    paths = world.save(target)
+    paths = world.save(target, overwrite=args.overwrite)
     for name, path in paths.items():
         print(f"{path}  ({path.stat().st_size / 1024:.1f} KiB)")
     print(repr(world))

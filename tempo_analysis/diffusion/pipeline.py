@@ -31,6 +31,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 from tempo_analysis.data import SocialCorpus
 from tempo_analysis.diffusion.analysis import ContextIndex, sim_table
 from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
+from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.diffusion.mlm import (MLMCollator, PlainMLM, SliceBatchSampler, SocialMLMDataset,
                                           fixed_mlm_batches, mlm_perplexity)
 from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
@@ -283,11 +284,23 @@ class DiffusionMapper:
         return world_regenerator(self.model(variant), self.tokenizer_, base_config, progress=progress)
 
     # -- persistence ---------------------------------------------------------------------------
-    def save(self, out_dir) -> Path:
-        """out/<variant>/ (safetensors + config + tokenizer), out/corpus/{docs,edges}.csv, out/run.json."""
+    def save(self, out_dir, *, overwrite: bool = False, extra: dict | None = None) -> Path:
+        """out/<variant>/ (safetensors + config + tokenizer), out/corpus/{docs,edges}.csv, out/run.json.
+
+        ``extra`` maps file names to JSON-able objects written beside run.json (the CLI's truth.json).
+        The output policy of :mod:`tempo_analysis.outputs` applies: the run folder is replaced as a
+        whole (no stale variant of an older run survives), written into a temporary sibling and
+        renamed into place; a non-empty folder that tempo_analysis did not write is refused unless
+        ``overwrite=True``.
+        """
         self._check_fitted()
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
+        with atomic_output_dir(out_dir, overwrite=overwrite, kind="diffusion-run") as tmp:
+            self._write(tmp)
+            for name, obj in (extra or {}).items():
+                (tmp / name).write_text(json.dumps(obj, indent=1, default=str))
+        return Path(out_dir)
+
+    def _write(self, out: Path) -> None:
         with quiet_transformers():
             for name, model in self.models_.items():
                 model.save_pretrained(out / name)
@@ -301,7 +314,6 @@ class DiffusionMapper:
                 "units": self.corpus_.units, "slices": self.corpus_.slices,
                 "splits": {k: v["doc_id"].tolist() for k, v in self.splits_.items()}}
         (out / "run.json").write_text(json.dumps(meta, indent=1, default=str))
-        return out
 
     @classmethod
     def load(cls, out_dir, variants=None) -> "DiffusionMapper":

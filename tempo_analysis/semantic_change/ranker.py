@@ -37,6 +37,7 @@ from ..data import TargetUsage, usages_frame
 from ..data.change import ChangeData
 from ..figures import semantic_change as figures
 from ..notebook import cached
+from ..outputs import atomic_output_dir
 from .explore import UsageMap, embed_sentence, period_neighbours, usage_map
 from .extraction import TargetVectors
 from .model import TemporalAttentionForMaskedLM
@@ -169,11 +170,19 @@ class SemanticChangeRanker:
         return figures.neighbours_table(self.neighbours(word, k=k), word=word)
 
     # ----- persistence ------------------------------------------------------------------------
-    def save(self, folder) -> None:
-        """Write the fitted ranker to ``folder`` (safetensors, tokenizer, .npz, CSV and JSON; no pickle)."""
+    def save(self, folder, *, overwrite: bool = False) -> Path:
+        """Write the fitted ranker to ``folder`` (safetensors, tokenizer, .npz, CSV and JSON; no pickle).
+
+        The output policy of :mod:`tempo_analysis.outputs` applies: written whole into a temporary
+        sibling, then renamed into place; a non-empty folder that tempo_analysis did not write is
+        refused unless ``overwrite=True``.
+        """
         self._check_fitted()
-        d = Path(folder)
-        d.mkdir(parents=True, exist_ok=True)
+        with atomic_output_dir(folder, overwrite=overwrite, kind="semantic-change-ranker") as d:
+            self._write(d)
+        return Path(folder)
+
+    def _write(self, d: Path) -> None:
         cm = self.model_
         cm.model.save_pretrained(d / "model")
         cm.tokenizer.save_pretrained(d / "model")

@@ -34,6 +34,7 @@ from transformers import AutoTokenizer
 
 from tempo_analysis.data import Timelines
 from tempo_analysis.encoders import resolve_encoder
+from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.evaluation.classification import classification_scores
 from tempo_analysis.figures import stream as figures
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
@@ -213,16 +214,22 @@ class TempoFormerClassifier:
     SETTINGS = ("window", "ablation", "epochs", "lr", "head_lr", "batch_size", "max_length", "freeze_local",
                 "patience", "warmup_ratio", "chunk", "summary", "seed")
 
-    def save(self, folder) -> None:
-        """Write the fitted model (safetensors), its tokenizer and the settings to `folder`."""
+    def save(self, folder, *, overwrite: bool = False) -> Path:
+        """Write the fitted model (safetensors), its tokenizer and the settings to `folder`.
+
+        The output policy of :mod:`tempo_analysis.outputs` applies: the folder is written whole into
+        a temporary sibling and renamed into place; a non-empty folder that tempo_analysis did not
+        write is refused unless ``overwrite=True``.
+        """
         self._check_fitted()
-        folder = Path(folder)
-        self.model_.save_pretrained(folder / "model")
-        self.tokenizer_.save_pretrained(folder / "model")
         meta = {k: getattr(self, k) for k in self.SETTINGS}
         meta.update(encoder=self.encoder if isinstance(self.encoder, str) else "custom",
                     label_names=self.label_names_, model_kwargs=self.model_kwargs)
-        (folder / "classifier.json").write_text(json.dumps(meta, indent=2))
+        with atomic_output_dir(folder, overwrite=overwrite, kind="tempoformer-classifier") as tmp:
+            self.model_.save_pretrained(tmp / "model")
+            self.tokenizer_.save_pretrained(tmp / "model")
+            (tmp / "classifier.json").write_text(json.dumps(meta, indent=2))
+        return Path(folder)
 
     @classmethod
     def load(cls, folder, device: str = "cpu", progress: bool = False) -> "TempoFormerClassifier":

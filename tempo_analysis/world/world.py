@@ -15,6 +15,7 @@ import networkx as nx
 import pandas as pd
 
 from tempo_analysis.data.locations import data_dir
+from tempo_analysis.outputs import OutputExistsError
 
 from .change import PERIODS, change_frames
 from .config import WorldConfig
@@ -93,9 +94,21 @@ class World:
             "trend_words": int(self.trend_truth["word"].nunique()),
         }
 
-    def save(self, directory: Union[str, Path]) -> dict:
-        """Write every file of `FILES` into `directory` (created if needed); returns {name: path}."""
+    def save(self, directory: Union[str, Path], *, overwrite: bool = False) -> dict:
+        """Write every file of `FILES` into `directory` (created if needed); returns {name: path}.
+
+        Each file is written atomically. A world folder holds only the files of `FILES`: a folder
+        with any other file in it is not ours and is refused (:class:`OutputExistsError`) unless
+        ``overwrite=True``, so a mistyped ``--out`` never mixes the world into a user's folder.
+        """
         d = Path(directory)
+        if d.is_dir() and not overwrite:
+            foreign = sorted(p.name for p in d.iterdir() if p.name not in FILES and not p.name.startswith("."))
+            if foreign:
+                raise OutputExistsError(
+                    f"{str(d)!r} holds files that are not part of a world ({foreign[:5]}), so the world is not "
+                    "written into it. Fix: pass another --out (the world goes to OUT/world/), or --overwrite "
+                    "(overwrite=True) to write the world files there anyway (other files are left alone).")
         out = {"config.json": write_json({"format_version": FORMAT_VERSION, **self.config.to_dict()},
                                          d / "config.json")}
         for name in _CSV_TYPES:

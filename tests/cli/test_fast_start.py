@@ -10,7 +10,7 @@ import pytest
 
 HEAVY = ("torch", "transformers", "pandas", "torch_geometric", "umap")
 COMMANDS = [[], ["world"], ["stream", "evaluate"], ["semantic-change", "rank"], ["diffusion", "train"],
-            ["diffusion", "analyze"], ["future-text", "train"], ["future-text", "generate"]]
+            ["diffusion", "analyze"], ["future-text", "train"], ["future-text", "generate"], ["encoder", "mlm-eval"]]
 
 
 @pytest.mark.parametrize("argv", COMMANDS, ids=lambda a: " ".join(a) or "top")

@@ -6,6 +6,8 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
+
+from tempo_analysis.outputs import OutputExistsError
 import torch
 
 from tempo_analysis.cli import main
@@ -64,6 +66,26 @@ def test_save_load_roundtrip(run, tmp_path):
         assert mlm_perplexity(again.models_[v], batches) == pytest.approx(mlm_perplexity(run.models_[v], batches))
     with pytest.raises(FileNotFoundError, match="not a diffusion run"):
         DiffusionMapper.load(tmp_path)
+
+
+def test_save_replaces_a_run_as_a_whole_and_never_a_users_folder(run, tmp_path):
+    """A run folder of ours is replaced whole (no stale variant of an older run survives, so a later
+    `analyze` cannot load it); a user's non-empty folder is refused unless overwrite=True."""
+    out = tmp_path / "run"
+    run.save(out, extra={"truth.json": {"mode": "walk"}})
+    (out / "old_variant").mkdir()
+    (out / "old_variant" / "config.json").write_text("{}")
+    run.save(out)
+    assert not (out / "old_variant").exists() and not (out / "truth.json").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run"], "no temporary sibling is left behind"
+    user = tmp_path / "mine"
+    user.mkdir()
+    (user / "notes.txt").write_text("keep")
+    with pytest.raises(OutputExistsError, match="--overwrite"):
+        run.save(user)
+    assert [p.name for p in user.iterdir()] == ["notes.txt"]
+    run.save(user, overwrite=True)
+    assert (user / "run.json").is_file() and not (user / "notes.txt").exists()
 
 
 def test_unfitted_mapper_says_so():

@@ -11,7 +11,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "tempo_analysis"
 WINGS = ("stream", "semantic_change", "diffusion", "future_text")
-LOWER = ("data", "training", "evaluation", "encoders", "causal_lm", "hub", "outputs", "world", "notebook")
+LOWER = ("data", "training", "evaluation", "encoders", "encoder_mlm", "causal_lm", "hub", "outputs", "world",
+         "notebook")
 
 
 def module_name(path: Path) -> str:

@@ -3,12 +3,14 @@
 Used by test_browser.py. Everything here is plain functions so a failing step names itself.
 
 - `jupyterlab_server(root_dir, log_path, env)`: starts `python -m jupyter lab` on 127.0.0.1 and a
-  free port (token disabled: a throwaway test server on loopback), with throwaway config,
-  runtime, settings and workspace folders so nothing from the user's own Jupyter setup leaks in;
-  waits until /api/status answers; stops the server by its process id (terminate, wait, kill).
+  free port with a random token (no other local user can reach the kernels while tests run), with
+  throwaway config, runtime, settings and workspace folders so nothing from the user's own Jupyter
+  setup leaks in; waits until /api/status answers with the token (and checks that it refuses a
+  request without it); yields a `LabServer` (url, token, proc); stops the server by its process id
+  (terminate, wait, kill).
 - `launch_chromium(playwright)`: Debian's chromium via `shutil.which("chromium")`, never a
   Playwright-downloaded browser.
-- `run_all_in_lab(page, base_url, name)`: opens /lab/tree/<name>, waits for the status bar's
+- `run_all_in_lab(page, server, name)`: opens /lab/tree/<name>?token=..., waits for the status bar's
   "Idle", clicks Run -> Run All Cells, waits until every code cell has an execution count (or an
   error stopped the run) and the kernel is idle again, and returns what the page shows.
 """
@@ -18,6 +20,7 @@ import contextlib
 import json
 import os
 import re
+import secrets
 import shutil
 import socket
 import subprocess
@@ -26,6 +29,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import NamedTuple
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -46,6 +50,26 @@ LAB_SETTINGS = {
     # per-cell execution times in the saved notebook, to compare with the headless run
     "@jupyterlab/notebook-extension/tracker.jupyterlab-settings": {"recordTiming": True},
 }
+
+
+class LabServer(NamedTuple):
+    """A running test JupyterLab: its base URL, its random token and its process."""
+
+    url: str
+    token: str
+    proc: subprocess.Popen
+
+    def api(self, path: str, method: str = "GET", timeout: float = 10):
+        """An authenticated REST call; returns the decoded JSON (None for an empty reply)."""
+        req = urllib.request.Request(self.url + path, method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=timeout) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def page_url(self, path: str) -> str:
+        """A browser URL that logs in with the token (Jupyter then keeps a login cookie)."""
+        return f"{self.url}{path}{'&' if '?' in path else '?'}token={self.token}"
 
 
 def free_port() -> int:
@@ -76,7 +100,7 @@ def stop_process(proc: subprocess.Popen, grace: float = 20.0) -> None:
 
 @contextlib.contextmanager
 def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, startup_timeout=180):
-    """Start JupyterLab on 127.0.0.1:<free port> serving `root_dir`; yield (base_url, proc)."""
+    """Start JupyterLab on 127.0.0.1:<free port> serving `root_dir` with a random token; yield a LabServer."""
     work_dir.mkdir(parents=True, exist_ok=True)
     settings_dir = work_dir / "lab-settings"
     for rel, values in LAB_SETTINGS.items():
@@ -84,13 +108,14 @@ def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, s
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(values))
     port = free_port()
+    token = secrets.token_hex(24)
     cmd = [
         sys.executable, "-m", "jupyter", "lab",
         "--no-browser",
         "--ServerApp.ip=127.0.0.1",
         f"--ServerApp.port={port}",
         "--ServerApp.port_retries=0",
-        "--IdentityProvider.token=",
+        f"--IdentityProvider.token={token}",
         f"--ServerApp.root_dir={root_dir}",
         f"--LabApp.user_settings_dir={settings_dir}",
         f"--LabApp.workspaces_dir={work_dir / 'lab-workspaces'}",
@@ -112,7 +137,8 @@ def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, s
             cmd, cwd=root_dir, env=full_env, stdout=log, stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
         )  # fmt: skip
-    base_url = f"http://127.0.0.1:{port}"
+    server = LabServer(f"http://127.0.0.1:{port}", token, proc)
+    base_url = server.url
     try:
         deadline = time.monotonic() + startup_timeout
         while True:
@@ -122,9 +148,8 @@ def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, s
                     + _log_tail(log_path)
                 )
             try:
-                with urllib.request.urlopen(base_url + "/api/status", timeout=5) as resp:
-                    if resp.status == 200:
-                        break
+                server.api("/api/status", timeout=5)
+                break
             except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             if time.monotonic() > deadline:
@@ -133,7 +158,14 @@ def jupyterlab_server(root_dir: Path, work_dir: Path, env: dict | None = None, s
                     + _log_tail(log_path)
                 )
             time.sleep(0.5)
-        yield base_url, proc
+        try:  # the token is really required: an anonymous request is refused
+            urllib.request.urlopen(base_url + "/api/kernels", timeout=5).close()
+        except urllib.error.HTTPError as err:
+            if err.code != 403:
+                raise
+        else:
+            raise RuntimeError(f"JupyterLab on {base_url} answered /api/kernels without its token")
+        yield server
     finally:
         stop_process(proc)
 
@@ -212,13 +244,13 @@ def _dismiss_kernel_dialog(page) -> None:
         page.locator(".jp-Dialog .jp-mod-accept").first.click()
 
 
-def open_notebook(page, base_url: str, name: str, workspace: str, timeout_s: float = 120) -> dict:
+def open_notebook(page, server: LabServer, name: str, workspace: str, timeout_s: float = 120) -> dict:
     """Open <name> in a fresh Lab workspace and wait for its cells and an Idle kernel.
 
     A workspace per notebook keeps Lab from restoring (and starting kernels for) notebooks opened
     earlier in the session.
     """
-    page.goto(f"{base_url}/lab/workspaces/{workspace}/tree/{name}", wait_until="domcontentloaded")
+    page.goto(server.page_url(f"/lab/workspaces/{workspace}/tree/{name}"), wait_until="domcontentloaded")
     page.wait_for_selector(".jp-NotebookPanel .jp-Cell", timeout=timeout_s * 1000)
 
     def idle(state):
@@ -242,9 +274,9 @@ def _run_finished(state: dict) -> bool:
     return kernel_idle(state) and (len(counted) == len(prompts) or stopped_by_error)
 
 
-def run_all_in_lab(page, base_url: str, name: str, timeout_s: float, workspace: str) -> dict:
+def run_all_in_lab(page, server: LabServer, name: str, timeout_s: float, workspace: str) -> dict:
     """Open a notebook, Run All, wait until every code cell ran (or an error stopped it)."""
-    before = open_notebook(page, base_url, name, workspace)
+    before = open_notebook(page, server, name, workspace)
     assert before["prompts"], f"{name}: JupyterLab shows no code cells"
     started = time.monotonic()
     run_all_cells(page)
@@ -279,26 +311,21 @@ def save_notebook(page, path: Path, timeout_s: float = 60):
     return nbformat.read(path, as_version=4)
 
 
-def shutdown_kernels(base_url: str) -> None:
+def shutdown_kernels(server: LabServer) -> None:
     """Delete every session (and so its kernel) on the server, freeing the kernel's memory."""
-    with urllib.request.urlopen(base_url + "/api/sessions", timeout=10) as resp:
-        sessions = json.load(resp)
-    for session in sessions:
-        req = urllib.request.Request(f"{base_url}/api/sessions/{session['id']}", method="DELETE")
+    for session in server.api("/api/sessions"):
         with contextlib.suppress(urllib.error.URLError):
-            urllib.request.urlopen(req, timeout=30).close()
+            server.api(f"/api/sessions/{session['id']}", method="DELETE", timeout=30)
     # and any kernel without a session; then wait until they are gone, so a finished notebook's
     # kernel never competes for the CPU with the next notebook's run
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        with urllib.request.urlopen(base_url + "/api/kernels", timeout=10) as resp:
-            kernels = json.load(resp)
+        kernels = server.api("/api/kernels")
         if not kernels:
             return
         for kernel in kernels:
-            req = urllib.request.Request(f"{base_url}/api/kernels/{kernel['id']}", method="DELETE")
             with contextlib.suppress(urllib.error.URLError):
-                urllib.request.urlopen(req, timeout=30).close()
+                server.api(f"/api/kernels/{kernel['id']}", method="DELETE", timeout=30)
         time.sleep(0.5)
 
 

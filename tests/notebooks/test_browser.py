@@ -1,7 +1,8 @@
 """Test 2: every notebook runs in a real JupyterLab, driven by headless Chromium.
 
 For the whole module: copy notebooks/ to a temporary folder, start `python -m jupyter lab` on
-127.0.0.1 and a free port serving that copy (token auth off: a throwaway loopback server), with
+127.0.0.1 and a free port serving that copy (with a random token, so no other local user can
+reach its kernels), with
 TEMPO_ANALYSIS_DATA pointing at the real data/; launch Debian's chromium through Playwright
 (`executable_path=shutil.which("chromium")`; never `playwright install`).
 
@@ -71,7 +72,7 @@ def require_browser() -> None:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory, notebook_runs):
-    """(base_url, browser, root) for a JupyterLab serving a temporary copy of notebooks/."""
+    """(LabServer, browser, root) for a JupyterLab serving a temporary copy of notebooks/."""
     require_browser()
     import _jupyterlab as jl
     from playwright.sync_api import sync_playwright
@@ -80,11 +81,11 @@ def lab(tmp_path_factory, notebook_runs):
     root = work / "notebooks"
     shutil.copytree(NOTEBOOKS_DIR, root, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     env = notebook_runs.env(notebook_runs.summary("browser"))
-    with jl.jupyterlab_server(root, work / "server", env=env) as (base_url, _proc):
+    with jl.jupyterlab_server(root, work / "server", env=env) as server:
         with sync_playwright() as playwright:
             browser = jl.launch_chromium(playwright)
             try:
-                yield base_url, browser, root
+                yield server, browser, root
             finally:
                 browser.close()
 
@@ -106,7 +107,7 @@ def executed_seconds(nb) -> float:
 def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
     import _jupyterlab as jl
 
-    base_url, browser, root = lab
+    server, browser, root = lab
     headless = notebook_runs.get(path)  # first: fills the cache the browser run reuses
     if not headless.ok:
         pytest.fail(
@@ -116,7 +117,7 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
     page = browser.new_page(viewport=VIEWPORT)
     state = None
     try:
-        state = jl.run_all_in_lab(page, base_url, path.name, timeout_s=NOTEBOOK_TIMEOUT, workspace=path.stem)
+        state = jl.run_all_in_lab(page, server, path.name, timeout_s=NOTEBOOK_TIMEOUT, workspace=path.stem)
         saved = jl.save_notebook(page, root / path.name)
         nbformat.write(saved, EXECUTED_DIR / f"{path.stem}.lab.ipynb")  # for inspection
         # how much the shared cache saved: the headless run's time against the browser run's
@@ -130,7 +131,7 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
             warnings.warn(f"{path.name}: no screenshot: {err}")
         finally:
             page.close()
-            jl.shutdown_kernels(base_url)
+            jl.shutdown_kernels(server)
 
     assert not state["error_texts"], f"{path.name}: error output in JupyterLab:\n" + "\n".join(state["error_texts"])
     saved_errors = nbx.notebook_errors(saved)
@@ -151,17 +152,17 @@ def test_browser_run_sees_errors(lab):
     import _jupyterlab as jl
     import nbformat
 
-    base_url, browser, root = lab
+    server, browser, root = lab
     nb = nbformat.v4.new_notebook()
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
     nb.cells = [nbformat.v4.new_code_cell(src) for src in ("x = 1", "1 / 0", "print('not reached')")]
     nbformat.write(nb, root / "zz_raises.ipynb")
     page = browser.new_page(viewport=VIEWPORT)
     try:
-        state = jl.run_all_in_lab(page, base_url, "zz_raises.ipynb", timeout_s=120, workspace="zz_raises")
+        state = jl.run_all_in_lab(page, server, "zz_raises.ipynb", timeout_s=120, workspace="zz_raises")
     finally:
         page.close()
-        jl.shutdown_kernels(base_url)
+        jl.shutdown_kernels(server)
         (root / "zz_raises.ipynb").unlink()
     assert any("ZeroDivisionError" in text for text in state["error_texts"]), state
     assert state["prompts"][:2] == ["[1]:", "[2]:"] and state["prompts"][2] != "[3]:", state

@@ -29,8 +29,9 @@ def tiny_path(tmp_path_factory):
 
 
 def read_tsv(p):
+    assert Path(p).read_text().startswith("# tempo_analysis "), "the ranking TSV starts with our header line"
     return pd.read_csv(p, sep="\t", header=None, names=["word", "score"], keep_default_na=False,
-                       na_values=["nan"])
+                       na_values=["nan"], skiprows=1)
 
 
 @pytest.mark.parametrize("method", ["temporal-attention", "time-token", "scaled-linear", "scaled-exp",

@@ -76,6 +76,7 @@ def test_explore_map_neighbours_and_sentence(dwug_result):
 def test_ranker_save_load_roundtrip(dwug_result, tmp_path):
     data, r = dwug_result
     r.save(tmp_path / "r")
+    r.save(tmp_path / "r")  # our own folder is replaced as a whole, without overwrite=True
     back = SemanticChangeRanker.load(tmp_path / "r")
     np.testing.assert_array_equal(back.vectors_.vectors, r.vectors_.vectors)
     assert [u.period for u in back.vectors_.usages] == [u.period for u in r.vectors_.usages]

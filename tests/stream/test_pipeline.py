@@ -8,6 +8,7 @@ import torch
 
 from tempo_analysis.cli import main
 from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.outputs import OutputExistsError
 from tempo_analysis.stream import classifier
 from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_items
 from tempo_analysis.stream.classifier import TempoFormerClassifier
@@ -87,6 +88,11 @@ def test_classifier_save_and_load(tmp_path, tiny, data):
                                 device="cpu").fit(train)
     clf.save(tmp_path / "clf")
     assert (tmp_path / "clf" / "model" / "model.safetensors").is_file()
+    (tmp_path / "user").mkdir()
+    (tmp_path / "user" / "config.json").write_text("{}")
+    with pytest.raises(OutputExistsError, match="not created by tempo_analysis"):
+        clf.save(tmp_path / "user")  # a user's folder is never written into
+    assert [p.name for p in (tmp_path / "user").iterdir()] == ["config.json"]
     back = TempoFormerClassifier.load(tmp_path / "clf")
     assert back.label_names_ == clf.label_names_ and back.window == 3
     assert back.model_.config.summary == "mean_then_cls"

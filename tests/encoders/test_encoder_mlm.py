@@ -1,0 +1,93 @@
+"""The embedded encoder's MLM adapter: the shipped asset is checked, and the merged model is a real masked LM."""
+import shutil
+import warnings
+
+import pytest
+import torch
+
+from tempo_analysis.data.locations import shared_data_dir
+from tempo_analysis.encoder_mlm import (ASSET, ASSET_SHA256, AdapterNotAvailable, apply_adapter, brown_sentences,
+                                        file_sha256, load_adapter, mlm_eval)
+from tempo_analysis.encoders import load_encoder, tiny_encoder
+
+# Brown held-out text is the honest test; these few general sentences keep a check on machines without it
+SENTENCES = [
+    "The president said that the government would raise taxes next year.",
+    "She opened the door and walked into the kitchen to make some coffee.",
+    "The children were playing in the garden when it started to rain.",
+    "He has been working at the bank for more than ten years.",
+    "We drove to the city on Sunday morning to visit my mother.",
+    "The committee will meet again in two weeks to discuss the new plan.",
+    "It was a cold night, and the wind was blowing from the north.",
+    "The company reported a large increase in sales during the first quarter.",
+    "I think that the best way to learn a language is to speak it every day.",
+    "The old man sat by the fire and told stories about the war.",
+    "After dinner they went for a long walk along the river.",
+    "The students must finish their homework before they can go outside.",
+] * 2
+
+
+def _bare_mlm():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return load_encoder("default", head="mlm", adapter=False)
+
+
+def test_shipped_asset_matches_its_sha256_and_is_small():
+    assert ASSET.is_file() and file_sha256(ASSET) == ASSET_SHA256
+    assert ASSET.stat().st_size <= 5 * 1024 * 1024
+
+
+def test_a_changed_asset_is_refused(tmp_path):
+    bad = tmp_path / "adapter.safetensors"
+    shutil.copy(ASSET, bad)
+    data = bytearray(bad.read_bytes())
+    data[-100] ^= 0xFF
+    bad.write_bytes(bytes(data))
+    with pytest.raises(AdapterNotAvailable, match="sha256"):
+        load_adapter(bad)
+    with pytest.raises(AdapterNotAvailable, match="missing"):
+        load_adapter(tmp_path / "nope.safetensors")
+
+
+def test_default_mlm_loads_the_adapter_silently_and_stays_tied():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # no "no pretrained MLM head" warning any more
+        model, _ = load_encoder("default", head="mlm")
+    assert model.cls.predictions.decoder.weight.data_ptr() == model.bert.embeddings.word_embeddings.weight.data_ptr()
+    with pytest.warns(UserWarning, match="no pretrained MLM head"):
+        load_encoder("default", head="mlm", adapter=False)
+
+
+def test_adapter_for_another_shape_is_refused():
+    state, cfg, _ = load_adapter()
+    tiny, tok = tiny_encoder(head="mlm")
+    with pytest.raises(AdapterNotAvailable, match="different base model"):
+        apply_adapter(tiny, state, cfg, tok.mask_token_id)
+
+
+def _top5(model, tok, sents):
+    return mlm_eval(model, tok, sents, seed=0, batch_size=16)
+
+
+def test_mlm_beats_the_unigram_prior_and_a_zeroed_adapter_does_not():
+    model, tok = load_encoder("default", head="mlm")
+    good = _top5(model, tok, SENTENCES)
+    assert good["top5"] >= good["unigram_top5"] + 0.15, good
+    # the break: the adapter's low-rank updates zeroed (head kept) -> the body is the sentence encoder again
+    state, cfg, _ = load_adapter()
+    zeroed = {k: (torch.zeros_like(v) if k.startswith("lora.") else v) for k, v in state.items()}
+    bare, _ = _bare_mlm()
+    broken = _top5(apply_adapter(bare, zeroed, cfg, tok.mask_token_id), tok, SENTENCES)
+    assert broken["top5"] < good["top5"] - 0.15, (good, broken)
+
+
+@pytest.mark.realdata
+def test_mlm_beats_the_unigram_prior_on_held_out_brown():
+    root = shared_data_dir()
+    if root is None or not (root / "nltk_data" / "corpora" / "brown").is_dir():
+        pytest.skip("../shared/data/nltk_data/corpora/brown is absent")
+    sents = brown_sentences(root, 80, seed=1)
+    model, tok = load_encoder("default", head="mlm")
+    res = _top5(model, tok, sents)
+    assert res["top5"] >= 0.35 and res["top5"] >= res["unigram_top5"] + 0.12, res
