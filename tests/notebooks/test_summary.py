@@ -140,7 +140,7 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     v = notebook_runs.values(path)
     assert v["stream.time_effect"] >= 0.05, v
     assert v["stream.gap_sensitivity"] >= 0.2, v
-    assert v["stream.control.gap_sensitivity"] == 0.0  # the control never sees a gap
+    assert v["stream.control.gap_sensitivity"] < 1e-6  # the control never sees a gap
     assert v["stream.time_only_recall.tempoformer"] >= 0.6, v
     # the control finds the time-only switches no better than a guess from the class priors
     assert v["stream.time_only_recall.control"] <= v["stream.time_only_recall.chance"] + 0.1, v
