@@ -28,8 +28,10 @@
 # each post of a batch **once** instead of once per window it appears in.
 #
 # By default this runs on the **planted world**: 120 diary timelines whose hidden mood switches
-# (`IS`), escalates (`IE`) or stays (`O`); switches tend to follow long silences and escalations
-# come in bursts. A parameter points it at RumourEval-2017 (stance switches, the paper's LRS data).
+# (`IS`), escalates (`IE`) or stays (`O`). Some switches show in the text (the mood flips); the
+# others show **only in time**: the author comes back after days of silence and writes exactly as
+# before. A model that ignores the gaps cannot find those. A parameter points the notebook at
+# RumourEval-2017 (stance switches, the paper's LRS data).
 # Method page: `docs/methods/stream.md`. Full cross-validation: `tempo-analysis stream evaluate`.
 
 # %%
@@ -40,12 +42,15 @@ import pandas as pd
 from IPython.display import display
 
 from tempo_analysis.data.specs import load_timelines
+from tempo_analysis.data.timelines import TIME_UNITS
 from tempo_analysis.evaluation.classification import aggregate, classification_scores
 from tempo_analysis.figures import stream as figs
 from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
 from tempo_analysis.stream.experiment import fit_and_score, notebook_defaults, recorded_ablation, split_timelines
-from tempo_analysis.widgets.stream import timeline_viewer, what_if_panel
+from tempo_analysis.stream.time_effect import gap_sweep, time_blind, time_effect, world_change_kinds
+from tempo_analysis.widgets.stream import gap_sweep_panel, timeline_viewer, what_if_panel
+from tempo_analysis.world.world import load_world
 
 T0 = time.perf_counter()
 
@@ -54,9 +59,13 @@ DATA = "world"  # "world", "rumoureval2017" (from shared/data), "rumoureval2017:
 MAX_TIMELINES = None  # seeded subset of timelines (e.g. 80 for a quick RumourEval look)
 WINDOW = 3  # posts per window (the paper: 5, 10 or 20; more context costs more time)
 EPOCHS = 4  # TempoFormer training epochs
-SEED = 0
+TIME_UNIT = "s"  # unit of the gaps before TempoFormer's log(1 + gap): "s", "min", "h", "D" (also the unit of
+# numeric timestamps in a csv/jsonl DATA)
+SEED = 0  # model seed (initialisation, shuffling, dropout)
+SPLIT_SEED = 0  # seed of the train/dev/test split of the timelines (and of the MAX_TIMELINES subset)
 BASELINES = ["random", "ffn_history", "bilstm"]  # also "post_encoder" (fine-tunes the encoder: slower)
-ABLATIONS = ["vanilla_mha", "no_gate_norm"]  # also sequential_rope, no_s11, no_s10_s11, rotempoformer
+ABLATIONS = ["vanilla_mha"]  # = the time-blind control; also no_gate_norm, sequential_rope, no_s11, no_s10_s11,
+# rotempoformer (each retrained here with RUN_ABLATIONS = True, or read from a recorded run at these settings)
 RUN_ABLATIONS = False  # True: retrain each ablation here (~2 min each); False: show the recorded run
 RECORD = True  # write key numbers to build/summary.json
 
@@ -66,8 +75,11 @@ RECORD = True  # write key numbers to build/summary.json
 
 # %%
 defaults = notebook_defaults()
-settings = dict(defaults["tempoformer"], window=WINDOW, epochs=EPOCHS, seed=SEED)
-timelines = load_timelines(DATA, max_timelines=MAX_TIMELINES, seed=SEED)
+settings = dict(defaults["tempoformer"], window=WINDOW, epochs=EPOCHS, seed=SEED,
+                model_kwargs=dict(defaults["tempoformer"].get("model_kwargs") or {},
+                                  time_unit=TIME_UNITS.get(TIME_UNIT, 1.0)))
+timelines = load_timelines(DATA, time_unit=TIME_UNIT if not DATA.startswith("world") else None,
+                           max_timelines=MAX_TIMELINES, seed=SPLIT_SEED)
 names = timelines.label_names
 print(timelines)
 display(timelines.df.groupby("label").size().rename("posts").to_frame().T)
@@ -87,9 +99,9 @@ figs.timeline_plot(timelines, max_timelines=10).show()
 # picks the best epoch. The embedded encoder is all-MiniLM-L6-v2 (6 layers: 4 local + 2 upper).
 
 # %%
-train, dev, test = split_timelines(timelines, defaults["folds"], defaults["fold"], SEED)
+train, dev, test = split_timelines(timelines, defaults["folds"], defaults["fold"], SPLIT_SEED)
 print(f"train {len(train.timeline_ids)} timelines / {len(train)} posts · dev {len(dev)} · test {len(test)}")
-params = dict(data=DATA, max_timelines=MAX_TIMELINES, settings=settings)
+params = dict(data=DATA, max_timelines=MAX_TIMELINES, split_seed=SPLIT_SEED, settings=settings)
 
 
 def train_tempoformer():
@@ -108,7 +120,62 @@ print(f"TempoFormer test macro-F1 = {run['macro_f1']:.3f}  ·  per class: "
 clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timelines").show()
 
 # %% [markdown]
-# ## 3 · Baselines and comparison
+# ## 3 · Does TempoFormer use time?
+# The **time-blind control** is the same model with the rotary time embedding removed (plain
+# multi-head attention over the window's posts: the gaps enter nowhere), trained with the same
+# seed, split and budget. If TempoFormer's win came from the text and the window alone, the two
+# would score the same. On the planted world we also know which switches only the gap reveals
+# (`change_kind = "time"` in the world's truth): the control should find them no better than a
+# guess from the class priors.
+
+# %%
+def train_control():
+    return TempoFormerClassifier(progress=False, **time_blind(settings)).fit(train, dev)
+
+
+control = cached("01_stream-control", dict(params, settings=time_blind(settings)), train_control,
+                 save=lambda c, folder: c.save(folder), load=TempoFormerClassifier.load)
+kinds = world_change_kinds(load_world().timeline_truth) if DATA == "world" else None
+te = time_effect(train, dev, test, settings, kinds=kinds, models={"tempoformer": clf, "control": control})
+rows = {"TempoFormer": te["tempoformer"], "time-blind control": te["control"]}
+figs.time_control_chart(rows, title="TempoFormer vs the same model without time (test timelines)").show()
+print(f"time effect (macro-F1 difference): {te['time_effect']:+.3f}")
+print(f"gap sensitivity (mean |Δ p(change)| on test change posts, gap 10 s → 1 day): "
+      f"TempoFormer {te['gap_sensitivity']:.3f} · control {te['control']['gap_sensitivity']:.3f}")
+if te["time_only_recall"]:
+    r = te["time_only_recall"]
+    print(f"recall on the {r['n']} time-only switches: TempoFormer {r['tempoformer']:.3f} · control "
+          f"{r['control']:.3f} · chance (the switch prior) {r['chance']:.3f}")
+if RECORD:
+    keys = {"stream.time_effect": te["time_effect"], "stream.gap_sensitivity": te["gap_sensitivity"],
+            "stream.control.gap_sensitivity": te["control"]["gap_sensitivity"],
+            "stream.control.macro_f1": te["control"]["macro_f1"]}
+    if te["time_only_recall"]:
+        keys.update({"stream.time_only_recall.tempoformer": te["time_only_recall"]["tempoformer"],
+                     "stream.time_only_recall.control": te["time_only_recall"]["control"],
+                     "stream.time_only_recall.chance": te["time_only_recall"]["chance"]})
+    record_summary(keys, notebook="01_stream_classification")
+
+# %% [markdown]
+# **See the model use time.** Take one switch from the test timelines and move it in time: the
+# curve is p(change) as its gap to the previous post runs from one second to four days (nothing is
+# retrained; only the input moves). TempoFormer's curve rises where the gaps of ordinary posts end;
+# the control's is flat, because it cannot see the gap. Drag the slider, or pick another post.
+
+# %%
+if kinds is not None:
+    time_posts = [p for p in test.df["post_id"] if kinds.get(p) == "time"]
+else:
+    time_posts = [p for p in test.df["post_id"][test.df["label"].notna()]
+                  if test.df.set_index("post_id").loc[p, "label"] not in ("O", "no_switch")]
+sweep_post = time_posts[0] if time_posts else test.df["post_id"].iloc[-1]
+models = {"TempoFormer": clf, "time-blind control": control}
+figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in models.items()},
+                     title=f"p(change) of {sweep_post} against its gap to the previous post").show()
+display(gap_sweep_panel(models, test, post_ids=time_posts or None, post_id=sweep_post))
+
+# %% [markdown]
+# ## 4 · Baselines and comparison
 # The same split and scoring for: **random** (class priors), **FFN-History** (sentence vector of
 # the current post and the window mean → 2-layer FFN), **BiLSTM** (over the window's sentence
 # vectors). Neither of the last two sees the time gaps; the post-level fine-tuned encoder
@@ -126,10 +193,11 @@ if RECORD:
                    notebook="01_stream_classification")
 
 # %% [markdown]
-# ## 4 · Ablations
+# ## 5 · Ablations
 # Each row removes one piece (paper Table 3) and is **retrained** at the same budget, split and seed
-# as the full model above. Two more trainings would double this notebook's run time, so by default
-# the ablation rows come from a recorded run of the same protocol (`docs/results/stream/`, made with
+# as the full model above. The `vanilla_mha` row is the time-blind control trained in section 3.
+# More trainings would lengthen this notebook's run time, so by default the other rows come from a
+# recorded run of the same protocol (`docs/results/stream/`, made with
 # `tempo-analysis stream evaluate --data world --ablation NAME --window 3 --max-folds 1 --epochs 4
 # --freeze-local ...`; the exact settings are in each file). The full-model row is the model you
 # just trained. Set `RUN_ABLATIONS = True` to retrain them here instead.
@@ -138,13 +206,18 @@ if RECORD:
 ablation_results = {"TempoFormer": results["tempoformer"]}
 for ab in ABLATIONS:
     ab_settings = dict(settings, ablation=ab)
+    if ab == time_blind(settings)["ablation"]:  # the time-blind control of section 3, trained here
+        scores = classification_scores(test.label_codes(names), te["control"]["proba"].argmax(-1), names)
+        ablation_results[f"− {ab}"] = {"summary": aggregate([dict(scores, seed=SEED)], names)}
+        continue
     if RUN_ABLATIONS:
         ablation_results[f"− {ab}"] = cached(
             f"01_stream-ablation-{ab}", dict(params, settings=ab_settings),
             lambda: {"summary": fit_and_score("tempoformer", train, dev, test, progress=False,
                                               **ab_settings)["summary"]})
         continue
-    recorded = recorded_ablation(ab, settings=ab_settings, data=DATA, max_timelines=MAX_TIMELINES)
+    recorded = recorded_ablation(ab, settings=ab_settings, data=DATA, max_timelines=MAX_TIMELINES,
+                                 n_posts=len(timelines))
     if recorded is None:
         print(f"no recorded run of '{ab}' at these settings (set RUN_ABLATIONS = True to train it)")
     else:
@@ -154,7 +227,7 @@ figs.results_table(ablation_results, names, reference="TempoFormer",
                    title=f"ablations (w={WINDOW}, {EPOCHS} epochs, fold 0, seed {SEED}; {source}; test F1 %)").show()
 
 # %% [markdown]
-# ## 5 · One timeline at a time
+# ## 6 · One timeline at a time
 # Pick a timeline: the lines are the predicted probabilities of each change class for every post
 # (each prediction sees only that post's window), the triangles the true changes.
 
@@ -164,7 +237,7 @@ display(timeline_viewer(clf, test, test_proba))
 clf.visualize_probabilities(test, test.timeline_ids[0], proba=test_proba).show()
 
 # %% [markdown]
-# ## 6 · What does the temporal attention look at?
+# ## 7 · What does the temporal attention look at?
 # The rotary attention of both upper layers for the window of a true change in the test set.
 # Rows are the posts asking (queries), columns the posts answered (keys), labelled by their gap to
 # the current post.
@@ -178,7 +251,7 @@ clf.visualize_attention(test, post, layer=0).show()
 clf.visualize_attention(test, post, layer=-1).show()
 
 # %% [markdown]
-# ## 7 · What if?
+# ## 8 · What if?
 # Choose a post, then **edit its text**, **drag its gap** to the previous post (log scale, from a
 # second to four days) or **change the window size**: the bars show the new prediction. Try
 # turning a burst reply into one that comes after a long silence, or adding "Out of nowhere,

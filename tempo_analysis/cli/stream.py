@@ -60,9 +60,20 @@ def register(subparsers) -> None:
                    help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
                         "for mean-pooling sentence encoders such as the default MiniLM")
     e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
-    e.add_argument("--time-unit", default=None, help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for "
-                        "order-only data (a post's index in its timeline is its time; also the rule when "
-                        "the file has no timestamp column)")
+    e.add_argument("--time-unit", default=None,
+                   help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for order-only "
+                        "data (a post's index in its timeline is its time; also the rule when the file has no "
+                        "timestamp column); TempoFormer then measures gaps in this unit (default: seconds)")
+    e.add_argument("--time-transform", default=None, choices=["log1p", "linear"],
+                   help="TempoFormer's time transform phi(gap): scale*log(1+gap/unit) (paper) or scale*gap/unit")
+    e.add_argument("--time-scale", type=float, default=None,
+                   help="TempoFormer: multiplies phi, i.e. every rotary angle (default 1)")
+    e.add_argument("--rope-theta", type=float, default=None,
+                   help="TempoFormer: rotary base of the temporal RoPE (default 10; the paper's code: 10000)")
+    e.add_argument("--temporal-residual", action="store_true",
+                   help="TempoFormer: add a residual to the temporal MHA (the reference has none)")
+    e.add_argument("--dev-fraction", type=float, default=0.25,
+                   help="share of each fold's training timelines held out as dev (early stopping; default 0.25)")
     e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
     e.add_argument("--device", default="auto")
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
@@ -92,6 +103,19 @@ def settings_from_args(args) -> tuple[dict, dict]:
         s["freeze_local"] = True
     if getattr(args, "hidden", None) is not None:
         s["hidden"] = args.hidden[0] if len(args.hidden) == 1 else tuple(args.hidden)
+    mk = {}
+    if args.time_unit is not None:
+        from tempo_analysis.data.timelines import TIME_UNITS
+
+        if args.time_unit in TIME_UNITS:
+            mk["time_unit"] = float(TIME_UNITS[args.time_unit])
+    for key in ("time_transform", "time_scale", "rope_theta"):
+        if getattr(args, key) is not None:
+            mk[key] = getattr(args, key)
+    if args.temporal_residual:
+        mk["temporal_residual"] = True
+    if mk:
+        s["model_kwargs"] = mk
     ambient = {"encoder": "default", "device": args.device, "progress": not args.no_progress}
     return s, ambient
 
@@ -138,6 +162,7 @@ def evaluate(args) -> int:
     report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
               "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
+              "dev_fraction": args.dev_fraction, "split_seed": args.split_seed,
               "settings": {k: v for k, v in settings.items() if k != "progress"}, "tune": grid, "by_window": {}}
     t0 = time.perf_counter()
 
@@ -166,6 +191,7 @@ def evaluate(args) -> int:
 
         res = cross_validate(make, tl,
                              folds=args.folds, seeds=args.seeds, max_folds=args.max_folds,
+                             dev_fraction=args.dev_fraction, split_seed=args.split_seed,
                              progress=not args.no_progress, on_run=on_run)
         report["by_window"][str(w)] = res
     first = report["by_window"][str(args.window[0])]["summary"]

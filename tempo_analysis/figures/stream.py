@@ -7,6 +7,8 @@
 - `confusion_heatmap`: a confusion matrix.
 - `attention_heatmap`: temporal rotary attention of one window (query post x key post).
 - `window_chart`: macro-F1 against the window size.
+- `gap_sweep_chart`: p(change) of one post against its gap to the previous post, per model.
+- `time_control_chart`: TempoFormer next to its time-blind control (macro-F1, recall per change kind).
 """
 
 from __future__ import annotations
@@ -177,5 +179,55 @@ def window_chart(by_window: dict, label_names=None, title: str = "window analysi
     return fig
 
 
-__all__ = ["attention_heatmap", "comparison_chart", "confusion_heatmap", "probability_plot", "results_table",
-           "timeline_plot", "window_chart"]
+def _gap_ticks():
+    vals = [1, 10, 60, 600, 3600, 6 * 3600, 86400, 4 * 86400]
+    return vals, ["1 s", "10 s", "1 min", "10 min", "1 h", "6 h", "1 day", "4 days"]
+
+
+def gap_sweep_chart(sweeps: dict, *, marker: float | None = None, actual: float | None = None,
+                    title: str = "p(change) against the gap to the previous post") -> go.Figure:
+    """One line per model: p(change) of one post (y) as its gap to the previous post moves (x, log).
+
+    sweeps: {model name: DataFrame with columns gap_s, p_change} (`time_effect.gap_sweep`);
+    marker: a gap to mark (e.g. a slider's value); actual: the post's real gap.
+    """
+    fig = go.Figure()
+    for i, (name, df) in enumerate(sweeps.items()):
+        fig.add_trace(go.Scatter(x=df["gap_s"], y=df["p_change"], name=str(name), mode="lines",
+                                 line=dict(color=PALETTE[i % len(PALETTE)], width=3, dash="solid" if i == 0 else "dash"),
+                                 hovertemplate=str(name) + ": gap %{x:.0f} s → p(change) %{y:.3f}<extra></extra>"))
+        if marker is not None:
+            y = float(np.interp(np.log(max(marker, 1e-9)), np.log(np.maximum(df["gap_s"], 1e-9)), df["p_change"]))
+            fig.add_trace(go.Scatter(x=[marker], y=[y], mode="markers", showlegend=False,
+                                     marker=dict(size=13, color=PALETTE[i % len(PALETTE)], line=dict(width=2, color="white")),
+                                     hovertemplate=str(name) + ": %{y:.3f}<extra></extra>"))
+    if actual is not None:
+        fig.add_vline(x=actual, line=dict(color="#777", dash="dot"), annotation_text="as posted")
+    vals, text = _gap_ticks()
+    fig.update_layout(title=title, template="plotly_white", height=380, legend_title="model",
+                      xaxis=dict(type="log", title="gap to the previous post", tickvals=vals, ticktext=text),
+                      yaxis=dict(title="p(change)", range=[0, 1.02]))
+    return fig
+
+
+def time_control_chart(rows: dict, title: str = "TempoFormer vs its time-blind control") -> go.Figure:
+    """Grouped bars: macro-F1 and recall on each change kind, one bar per model.
+
+    rows: {model name: {"macro_f1": x, "recall_by_kind": {kind: {"recall": r, "n": n}}}} (as
+    `time_effect.score_model` returns); a "chance" entry {"time": r} draws a reference line.
+    """
+    fig = go.Figure()
+    kinds = sorted({k for r in rows.values() for k in r.get("recall_by_kind", {})})
+    cats = ["macro-F1"] + [f"recall: {k} switches" if k == "time" else f"recall: {k} changes" for k in kinds]
+    for i, (name, r) in enumerate(rows.items()):
+        ys = [r["macro_f1"]] + [r.get("recall_by_kind", {}).get(k, {}).get("recall", float("nan")) for k in kinds]
+        fig.add_trace(go.Bar(name=str(name), x=cats, y=ys, marker_color=PALETTE[i % len(PALETTE)],
+                             text=[f"{y:.2f}" for y in ys], textposition="outside",
+                             hovertemplate=str(name) + " %{x}: %{y:.3f}<extra></extra>"))
+    fig.update_layout(barmode="group", title=title, yaxis=dict(title="score", range=[0, 1.1]),
+                      template="plotly_white", height=400)
+    return fig
+
+
+__all__ = ["attention_heatmap", "comparison_chart", "confusion_heatmap", "gap_sweep_chart", "probability_plot",
+           "results_table", "time_control_chart", "timeline_plot", "window_chart"]

@@ -41,10 +41,11 @@ def notebook_defaults() -> dict:
 
     A single timeline-level split of the planted world (fold 0 of 5; dev = 25% of the rest: 72 /
     24 / 24 timelines), TempoFormer on the embedded MiniLM (post vectors = token means, as MiniLM
-    was trained) with the local stack frozen and cached, windows of 3 posts, 4 epochs: about 2.5
-    minutes on 2 CPU cores. Measured on this split (seed 0): test macro-F1 0.83 (5 epochs: 0.86).
-    On the earlier 90-timeline world the same model scored 0.78-0.84 depending on the settings:
-    a test fold of 18 timelines was too small to rank settings, hence 120 timelines.
+    was trained) with the local stack frozen and cached, windows of 3 posts, 4 epochs. Measured on
+    this split (seed 0) on the world with time-only switches: test macro-F1 0.870. The notebook
+    also trains the time-blind control (`ablations[0]`, `time_effect.time_blind`) at the same
+    settings. On the earlier 90-timeline world the same model scored 0.78-0.84 depending on the
+    settings: a test fold of 18 timelines was too small to rank settings, hence 120 timelines.
     """
     return {
         "data": "world",
@@ -55,7 +56,7 @@ def notebook_defaults() -> dict:
         "tempoformer": dict(encoder="default", window=3, epochs=4, lr=1e-4, head_lr=2e-3, batch_size=8,
                             max_length=64, freeze_local=True, summary="auto", seed=0),
         "baselines": ["random", "ffn_history", "bilstm"],
-        "ablations": ["vanilla_mha", "no_gate_norm"],
+        "ablations": ["vanilla_mha"],  # the time-blind control, trained in the notebook itself
         "run_ablations": False,
     }
 
@@ -65,14 +66,15 @@ _RECORDED_KEYS = ("encoder", "epochs", "lr", "head_lr", "batch_size", "max_lengt
 
 
 def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max_timelines=None,
-                      fold: int = 0, folds: int = 5, folder=None) -> dict | None:
+                      fold: int = 0, folds: int = 5, folder=None, n_posts: int | None = None) -> dict | None:
     """{"summary", "source"} of a recorded `stream evaluate --ablation` run matching these settings.
 
     Notebook 01 shows these instead of retraining every ablation (each costs as much as the main
     model). Files: `<folder>/<data>_ablation_<name>.json` as written by `tempo-analysis stream
     evaluate --max-folds 1` (default folder: the checkout's docs/results/stream). Returns None when
     there is no such file or it was made with other data, split, window, seed or training settings,
-    so a stale or foreign record is never shown as if it matched.
+    on a data set of another size than `n_posts` (when given), or it is marked "superseded", so a
+    stale or foreign record is never shown as if it matched.
     """
     check_ablation(ablation)
     folder = Path(folder) if folder is not None else project_root() / "docs" / "results" / "stream"
@@ -83,6 +85,7 @@ def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max
     by_window = rec.get("by_window", {}).get(str(settings.get("window")))
     runs = (by_window or {}).get("runs", [])
     same = (rec.get("data") == data and rec.get("ablation") == ablation and max_timelines is None
+            and "superseded" not in rec and (n_posts is None or rec.get("posts") == n_posts)
             and rec.get("folds") == folds and len(runs) == 1 and runs[0].get("fold") == fold
             and runs[0].get("seed") == settings.get("seed", 0)
             and all(rec.get("settings", {}).get(k) == settings.get(k) for k in _RECORDED_KEYS

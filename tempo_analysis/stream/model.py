@@ -9,8 +9,9 @@ Change Detection". Reads top to bottom:
                  + stream position embedding s_u (slot distance to the current post), LayerNorm
                  BERT layer u over every post's tokens (pretrained weights)
                  (the last layer computes only the [CLS] rows: nothing else is read; exact)
-                 temporal rotary MHA over the window's [CLS] vectors, rotated by phi(gap)
-                 (not last layer: the result replaces each post's [CLS])
+                 temporal rotary MHA over the window's [CLS] vectors, rotated by phi(gap):
+                 dropout(O(attention)), with NO residual add (the reference's form; a config
+                 switch adds one); not last layer: the result replaces each post's [CLS]
           ──► Gate&Norm: g = sigmoid(W[h_loc; h_glob]); LayerNorm((1-g)*h_loc + g*h_glob)
               (paper eq. in section 3.6: g multiplies the stream side H'_CLS)
           ──► head([pooled local [CLS] of current post ; fused [CLS]]) -> 64 -> 64 -> labels
@@ -55,6 +56,12 @@ class TempoFormerConfig(PreTrainedConfig):
     time_unit: float = 1.0  # seconds per time unit before the transform
     time_scale: float = 1.0  # multiplies phi (scales every rotary angle)
     rope_theta: float = 10.0  # rotary base for temporal RoPE (paper/reference: 1e4)
+    temporal_residual: bool = False  # False (reference): the temporal MHA returns dropout(O(attn)) and
+    # Gate&Norm mixes it with the local [CLS]; True: x + dropout(O(attn)) (a residual add)
+    temporal_attn_dropout: float | None = None  # dropout on the temporal attention weights (reference:
+    # the encoder's attention dropout); None = the encoder's attention_probs_dropout_prob
+    temporal_resid_dropout: float | None = None  # dropout after the output projection (reference: 0.1);
+    # None = the encoder's hidden_dropout_prob (0.1 for BERT and MiniLM)
     sequential_rope_theta: float = 10000.0  # rotary base of the "sequential_rope" ablation
     head_hidden: int = 64
     head_dropout: float = 0.1
@@ -77,6 +84,12 @@ class TempoFormerConfig(PreTrainedConfig):
             raise ValueError(f"summary={self.summary!r}: use one of {SUMMARIES}")
         if self.time_unit <= 0 or self.rope_theta <= 1 or self.sequential_rope_theta <= 1:
             raise ValueError("time_unit must be > 0 and rope_theta / sequential_rope_theta > 1")
+        if not self.time_scale > 0:
+            raise ValueError(f"time_scale={self.time_scale!r} must be > 0 (it multiplies every rotary angle)")
+        for name in ("temporal_attn_dropout", "temporal_resid_dropout"):
+            p = getattr(self, name)
+            if p is not None and not 0.0 <= p < 1.0:
+                raise ValueError(f"{name}={p!r} must be in [0, 1) or None (the encoder's own dropout)")
         super().__post_init__(**kwargs)
 
     # the wrapped encoder's config object (rebuilt from the stored dict)
@@ -139,19 +152,24 @@ def apply_rotary(x: torch.Tensor, angles: torch.Tensor) -> torch.Tensor:
 class TemporalRotaryAttention(nn.Module):
     """Multi-head self-attention over the window's [CLS] vectors, rotated by time (no FFN, no norm).
 
-    out = x + O(softmax(R(phi_q) Q x . R(phi_k) K x / sqrt(d)) V x); bias-free Q/K/V as in the reference.
-    Scores depend on phi_q - phi_k only (RoPE's relative property). Padded slots are masked as keys.
+    out = drop(O(drop_attn(softmax(R(phi_q) Q x . R(phi_k) K x / sqrt(d))) V x)), plus x when
+    `residual` (the reference has no residual add); bias-free Q/K/V as in the reference. Scores
+    depend on phi_q - phi_k only (RoPE's relative property). Padded slots are masked as keys.
     """
 
-    def __init__(self, hidden: int, heads: int, theta: float | None):
+    def __init__(self, hidden: int, heads: int, theta: float | None, residual: bool = False,
+                 attn_dropout: float = 0.0, resid_dropout: float = 0.0):
         super().__init__()
         if hidden % heads or (hidden // heads) % 2:
             raise ValueError(f"hidden={hidden} must split into {heads} heads of even size")
         self.heads, self.head_dim, self.theta = heads, hidden // heads, theta
+        self.residual = bool(residual)
         self.q = nn.Linear(hidden, hidden, bias=False)
         self.k = nn.Linear(hidden, hidden, bias=False)
         self.v = nn.Linear(hidden, hidden, bias=False)
         self.o = nn.Linear(hidden, hidden)
+        self.attn_dropout = nn.Dropout(attn_dropout)
+        self.resid_dropout = nn.Dropout(resid_dropout)
 
     def forward(self, x, positions, mask):
         # x [B, W, H]; positions [B, W] float (phi or slot distance); mask [B, W] bool
@@ -164,8 +182,9 @@ class TemporalRotaryAttention(nn.Module):
         scores = q @ k.transpose(-1, -2) / math.sqrt(self.head_dim)  # [B, heads, W, W]
         scores = scores.masked_fill(~mask[:, None, None, :], torch.finfo(scores.dtype).min)
         attn = scores.softmax(-1)
-        out = (attn @ v).transpose(1, 2).reshape(B, W, H)
-        return x + self.o(out), attn
+        out = (self.attn_dropout(attn) @ v).transpose(1, 2).reshape(B, W, H)
+        out = self.resid_dropout(self.o(out))
+        return (x + out if self.residual else out), attn
 
 
 class GateNorm(nn.Module):
@@ -275,18 +294,26 @@ class TempoFormerModel(PreTrainedModel):
         theta = {"vanilla_mha": None, "sequential_rope": config.sequential_rope_theta}.get(
             ab, config.rope_theta
         )
+        drop_attn = config.temporal_attn_dropout
+        drop_attn = getattr(ecfg, "attention_probs_dropout_prob", 0.1) if drop_attn is None else drop_attn
+        drop_resid = config.temporal_resid_dropout
+        drop_resid = getattr(ecfg, "hidden_dropout_prob", 0.1) if drop_resid is None else drop_resid
         self.temporal = nn.ModuleList(
-            [TemporalRotaryAttention(H, ecfg.num_attention_heads, theta) for _ in range(self.num_upper)]
+            [TemporalRotaryAttention(H, ecfg.num_attention_heads, theta, config.temporal_residual,
+                                     drop_attn, drop_resid) for _ in range(self.num_upper)]
         )
         self.gate_norm = GateNorm(H, ecfg.layer_norm_eps) if ab != "no_gate_norm" else None
         # BERT pooler (dense + tanh on [CLS]) for the local current-post summary
         if getattr(self.encoder, "pooler", None) is None:
             self.local_pooler = nn.Sequential(nn.Linear(H, H), nn.Tanh())
+        # RoTempoFormer (as the reference): a new dense + tanh "pooler" over every post's fused [CLS],
+        # an LSTM over them, and a head that reads ONLY the LSTM's last state
         self.rnn = nn.LSTM(H, config.rnn_hidden, batch_first=True) if ab == "rotempoformer" else None
-        stream_dim = config.rnn_hidden if self.rnn is not None else H
+        self.ro_pooler = nn.Sequential(nn.Linear(H, H), nn.Tanh()) if self.rnn is not None else None
+        head_in = config.rnn_hidden if self.rnn is not None else 2 * H
         d, p = config.head_hidden, config.head_dropout
         self.head = nn.Sequential(
-            nn.Linear(H + stream_dim, d), nn.ReLU(), nn.Dropout(p),
+            nn.Linear(head_in, d), nn.ReLU(), nn.Dropout(p),
             nn.Linear(d, d), nn.ReLU(), nn.Dropout(p),
             nn.Linear(d, config.num_labels),
         )
@@ -295,8 +322,9 @@ class TempoFormerModel(PreTrainedModel):
     def _init_weights(self, module):
         # the classifier head (and the LSTM) keep PyTorch's fan-in init: BERT's std-0.02 init
         # shrinks a 3-layer ReLU head's signal ~100x and it then barely trains in a few epochs
+        ro = tuple(self.ro_pooler) if getattr(self, "ro_pooler", None) is not None else ()
         if isinstance(module, (nn.Linear, nn.LSTM)) and any(
-            module is m for m in (*self.head, self.rnn) if m is not None
+            module is m for m in (*self.head, self.rnn, *ro) if m is not None
         ):
             module.reset_parameters()
             return
@@ -457,7 +485,7 @@ class TempoFormerModel(PreTrainedModel):
             stream = self.gate_norm(h_loc, h_glob) if self.gate_norm is not None else h_glob
         else:  # RoTempoFormer: LSTM over every real post's pooled fused [CLS], oldest -> newest
             every = self.gate_norm(cls, fused) if self.gate_norm is not None else fused
-            pooled = every if self.config.summary != "cls" else self.pool_local(every.reshape(B * W, -1)).view(B, W, -1)
+            pooled = self.ro_pooler(every)
             n = window_mask.sum(1)
             shift = (torch.arange(W, device=n.device)[None] + (W - n)[:, None]) % W  # left -> right pad
             pooled = pooled.gather(1, shift[..., None].expand(-1, -1, pooled.shape[-1]))
@@ -467,7 +495,9 @@ class TempoFormerModel(PreTrainedModel):
             _, (h_n, _) = self.rnn(packed)
             stream = h_n[-1]
 
-        logits = self.head(torch.cat([pooled_local, stream], dim=-1))
+        # TempoFormer: [pooled local vector of the current post ; fused stream vector]; RoTempoFormer:
+        # the LSTM state alone (what each reference head reads)
+        logits = self.head(stream if self.rnn is not None else torch.cat([pooled_local, stream], dim=-1))
         loss = None
         if labels is not None:
             loss = focal_loss(logits, labels, self.config.focal_alpha, self.config.focal_gamma)

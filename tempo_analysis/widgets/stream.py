@@ -3,6 +3,8 @@
 - `timeline_viewer(clf, timelines)`: dropdown of timelines -> predicted change probability vs truth.
 - `what_if_panel(clf, timelines)`: pick a post, edit its text, drag its gap to the previous post,
   change the window size -> the class probabilities update (`tempo_analysis.stream.classifier.what_if`).
+- `gap_sweep_panel(models, timelines)`: pick a post -> p(change) against its gap for each model
+  (`tempo_analysis.stream.time_effect.gap_sweep`); drag the gap slider to move the markers.
 """
 
 from __future__ import annotations
@@ -13,8 +15,9 @@ import ipywidgets as W
 import numpy as np
 import plotly.graph_objects as go
 
-from tempo_analysis.figures.stream import probability_plot
+from tempo_analysis.figures.stream import gap_sweep_chart, probability_plot
 from tempo_analysis.stream.classifier import what_if
+from tempo_analysis.stream.time_effect import change_posts, gap_sweep, gap_what_if
 
 
 def timeline_viewer(clf, timelines, proba=None):
@@ -92,4 +95,52 @@ def what_if_panel(clf, timelines, timeline_id=None, max_window: int = 20):
     return W.VBox([W.HBox([tl_pick, post_pick, button]), text, W.HBox([gap, window]), status, fig])
 
 
-__all__ = ["timeline_viewer", "what_if_panel"]
+def gap_sweep_panel(models: dict, timelines, post_ids=None, post_id=None):
+    """p(change) of one post against its gap to the previous post, one curve per model.
+
+    models: {name: fitted classifier} (e.g. TempoFormer and its time-blind control); post_ids: the
+    posts offered (default: the labelled change posts). Dragging the slider moves each model's
+    marker to its prediction at that gap (computed, not interpolated).
+    """
+    ids = list(post_ids) if post_ids is not None else change_posts(timelines)
+    if not ids:
+        raise ValueError("no posts to offer: pass post_ids")
+    df = timelines.df.set_index("post_id")
+    pick = W.Dropdown(options=[(f"{p}: {str(df.loc[p, 'text'])[:50]}", p) for p in ids],
+                      value=post_id if post_id in ids else ids[0], description="post")
+    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(4 * 86400), step=0.05, value=10.0,
+                           description="gap (s)", continuous_update=False, readout_format=".0f")
+    status = W.HTML()
+    fig = go.FigureWidget()
+    state = {}
+
+    def actual_gap(pid):
+        rows = timelines.df.index[timelines.df["post_id"] == pid]
+        r = int(rows[0])
+        same = r > 0 and timelines.df["timeline_id"].iloc[r - 1] == timelines.df["timeline_id"].iloc[r]
+        return float(timelines.df["seconds"].iloc[r] - timelines.df["seconds"].iloc[r - 1]) if same else None
+
+    def redraw(*_):
+        pid = pick.value
+        if state.get("post") != pid:
+            state["post"] = pid
+            state["sweeps"] = {name: gap_sweep(m, timelines, pid) for name, m in models.items()}
+        new = gap_sweep_chart(state["sweeps"], marker=gap.value, actual=actual_gap(pid),
+                              title=f"p(change) of {pid} against its gap")
+        with fig.batch_update():
+            fig.data = []
+            for tr in new.data:
+                fig.add_trace(tr)
+            fig.layout = new.layout
+        now = {name: float(gap_what_if(m, timelines, [pid], [gap.value])[0, 0]) for name, m in models.items()}
+        truth = df.loc[pid, "label"] if "label" in df else "?"
+        status.value = (f"true label: <b>{truth}</b> · at a gap of {gap.value:,.0f} s: "
+                        + " · ".join(f"{n} p(change) = <b>{p:.3f}</b>" for n, p in now.items()))
+
+    pick.observe(redraw, names="value")
+    gap.observe(redraw, names="value")
+    redraw()
+    return W.VBox([W.HBox([pick, gap]), status, fig])
+
+
+__all__ = ["gap_sweep_panel", "timeline_viewer", "what_if_panel"]

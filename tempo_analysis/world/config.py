@@ -54,8 +54,12 @@ class StreamWorldConfig:
 
     n_timelines: int = 120                     # number of timelines (one author each)
     posts_per_timeline: tuple = (10, 25)       # (min, max) posts per timeline, inclusive
-    switch_rate: float = 0.14                  # per post: chance the mood flips (label "IS")
-    escalation_rate: float = 0.16              # per post: chance an escalation run starts ("IE")
+    switch_rate: float = 0.10                  # per post: chance the mood flips (label "IS", kind "text")
+    time_switch_rate: float = 0.16             # per post: chance of a switch only the time gap shows
+                                               # (label "IS", kind "time": the text continues the mood
+                                               # as an "O" post would; the author returns after days
+                                               # of silence, a gap no ordinary post has)
+    escalation_rate: float = 0.08              # per post: chance an escalation run starts ("IE")
     escalation_length: tuple = (2, 3)          # (min, max) posts in one escalation run
     burstiness: float = 0.6                    # share of ordinary gaps that are bursts (s-min)
     time_signal: float = 0.8                   # how strongly gaps track labels (0 = not at all):
@@ -70,11 +74,12 @@ class StreamWorldConfig:
         _pos_int(self, "n_timelines", 2)
         _range(self, "posts_per_timeline", 2)
         _range(self, "escalation_length", 1)
-        for name in ("switch_rate", "escalation_rate", "burstiness", "time_signal", "cue_rate", "noise"):
+        for name in ("switch_rate", "time_switch_rate", "escalation_rate", "burstiness", "time_signal",
+                     "cue_rate", "noise"):
             _prob(self, name)
-        _check(self.switch_rate + self.escalation_rate <= 0.9, "StreamWorldConfig",
-               "switch_rate+escalation_rate", self.switch_rate + self.escalation_rate,
-               "keep switch_rate + escalation_rate <= 0.9 so ordinary posts remain")
+        total = self.switch_rate + self.time_switch_rate + self.escalation_rate
+        _check(total <= 0.9, "StreamWorldConfig", "switch_rate+time_switch_rate+escalation_rate", total,
+               "keep switch_rate + time_switch_rate + escalation_rate <= 0.9 so ordinary posts remain")
         _pos_int(self, "span_days", 1)
         try:
             import pandas as pd

@@ -5,6 +5,7 @@ A post is assembled from parts, each optional except the feeling sentence:
 Valence is "pos" or "neg"; intensity runs 1 (mild) .. 4 (extreme). The wording of each level is
 clearly graded so an encoder can read both the direction and the strength of a mood; whether a
 post is a switch or an escalation then depends on the preceding posts (and on the time gap).
+No wording depends on the gap before a post, so the text carries no timing information.
 """
 
 from __future__ import annotations
@@ -164,7 +165,6 @@ OPENERS = ["Quick update.", "Checking in again.", "Here's my day so far.", "Anot
 TIMED_OPENERS = [((5, 12), "Morning, everyone."), ((5, 11), "Good morning."),
                  ((17, 23), "Evening, all."), ((23, 24), "Late night post."),
                  ((0, 4), "Late night post."), ((0, 4), "Can't sleep.")]
-AFTER_SILENCE = ["Sorry for the long silence.", "Been a while.", "Long time no post."]
 
 CLOSERS = ["I guess.", "We'll see how it goes.", "Anyway.", "Thanks for reading.",
            "Let's see what tomorrow brings.", "That's all for now.", "More later.",
@@ -204,23 +204,21 @@ def _pick(rng: np.random.Generator, items: list) -> str:
     return items[int(rng.integers(len(items)))]
 
 
-def opener(rng: np.random.Generator, hour: int, gap_s: float) -> str:
-    """An opening line that fits the hour of the post and the silence before it."""
+def opener(rng: np.random.Generator, hour: int) -> str:
+    """An opening line that fits the hour of the post. It never mentions the gap before the post:
+    the world's time-decidable switches must stay invisible in the text."""
     options = OPENERS + [o for (lo, hi), o in TIMED_OPENERS if lo <= hour < hi]
-    if gap_s > 86400:
-        options = options + AFTER_SILENCE
     return _pick(rng, options)
 
 
 def write_post(rng: np.random.Generator, valence: str, level: int, topics: list,
-               cue: str | None = None, same_cue: bool = False, hour: int = 12,
-               gap_s: float = 0.0) -> str:
+               cue: str | None = None, same_cue: bool = False, hour: int = 12) -> str:
     """One post at (valence, level) about one of `topics`; `cue` is "switch"/"escalation"/None;
-    `hour` (0-23) and `gap_s` (seconds since the previous post) choose a fitting opener."""
+    `hour` (0-23) chooses a fitting opener."""
     topic = TOPICS[_pick(rng, topics)]
     parts: list[str] = []
     if rng.random() < 0.25:
-        parts.append(opener(rng, hour, gap_s))
+        parts.append(opener(rng, hour))
     if cue == "switch":
         parts.append(_pick(rng, SWITCH_CUES[valence]))
     elif cue == "escalation":

@@ -30,7 +30,7 @@ FORMAT_VERSION = 1
 FILES = {
     "config.json": "the WorldConfig that generated these files (+ format_version)",
     "timelines.csv": "posts: timeline_id, post_id, timestamp, author, label, text",
-    "timelines_truth.csv": "hidden state per post: post_id, mood, intensity, gap_s, gap_kind",
+    "timelines_truth.csv": "hidden state per post: post_id, mood, intensity, gap_s, gap_kind, change_kind",
     "periods.csv": "two-period corpus: doc_id, period, word, sense, start, end, text, probe",
     "change_truth.csv": "per word: graded, binary, kind, senses, changing_sense, share_old, share_new, jsd",
     "social_docs.csv": "social corpus: doc_id, unit, time, sense, text",
@@ -59,7 +59,7 @@ class World:
 
     config: WorldConfig
     timelines: object            # tempo_analysis.data.Timelines, labels "O" / "IS" / "IE"
-    timeline_truth: pd.DataFrame  # post_id, mood, intensity, gap_s, gap_kind
+    timeline_truth: pd.DataFrame  # post_id, mood, intensity, gap_s, gap_kind, change_kind
     periods: object              # PeriodCorpus, periods "old" < "new"
     change_truth: pd.DataFrame    # word, graded, binary, kind, senses, ...
     social: object               # SocialCorpus, units "u00".., int slices

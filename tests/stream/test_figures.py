@@ -125,3 +125,43 @@ def test_widgets_build_and_react(fitted):
     text.value = "Out of nowhere, everything changed."
     want = what_if(clf, tl, picks.children[1].value, text=text.value, gap_seconds=gap.value, window=2)
     np.testing.assert_allclose(bars.data[0].y, np.round(want, 4), atol=1e-4)
+
+
+def test_gap_sweep_chart_draws_one_curve_per_model_and_the_marker():
+    import pandas as pd
+
+    gaps = np.geomspace(1, 86400, 5)
+    sweeps = {"TempoFormer": pd.DataFrame({"gap_s": gaps, "p_change": [0.1, 0.1, 0.2, 0.8, 0.9]}),
+              "control": pd.DataFrame({"gap_s": gaps, "p_change": [0.3] * 5})}
+    fig = figs.gap_sweep_chart(sweeps, marker=gaps[3], actual=120.0)
+    lines = [t for t in fig.data if t.mode == "lines"]
+    assert [t.name for t in lines] == ["TempoFormer", "control"]
+    markers = [t for t in fig.data if t.mode == "markers"]
+    assert [round(float(t.y[0]), 6) for t in markers] == [0.8, 0.3]  # the curves' values at the marker
+    assert fig.layout.xaxis.type == "log" and len(fig.layout.shapes) == 1
+
+
+def test_time_control_chart_shows_macro_f1_and_recall_per_kind():
+    rows = {"TempoFormer": {"macro_f1": 0.8, "recall_by_kind": {"text": {"recall": 0.9, "n": 5},
+                                                                 "time": {"recall": 0.7, "n": 4}}},
+            "control": {"macro_f1": 0.6, "recall_by_kind": {"text": {"recall": 0.85, "n": 5},
+                                                             "time": {"recall": 0.1, "n": 4}}}}
+    fig = figs.time_control_chart(rows)
+    assert [t.name for t in fig.data] == ["TempoFormer", "control"]
+    assert list(fig.data[1].x) == ["macro-F1", "recall: text changes", "recall: time switches"]
+    assert list(fig.data[1].y) == [0.6, 0.85, 0.1]
+
+
+def test_gap_sweep_panel_builds_and_its_slider_moves_the_markers(fitted):
+    from tempo_analysis.widgets.stream import gap_sweep_panel
+
+    clf, tl = fitted
+    post = tl.timeline(tl.timeline_ids[0])["post_id"].iloc[3]
+    panel = gap_sweep_panel({"TempoFormer": clf}, tl, post_ids=[post])
+    (pick, gap), status, fig = panel.children[0].children, panel.children[1], panel.children[2]
+    assert pick.value == post and "p(change)" in status.value
+    before = [t for t in fig.data if t.mode == "markers"][0].x[0]
+    gap.value = 86400.0
+    after = [t for t in fig.data if t.mode == "markers"][0].x[0]
+    assert before == pytest.approx(10.0) and after == pytest.approx(86400.0)
+    assert "86,400" in status.value

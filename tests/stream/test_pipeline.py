@@ -109,11 +109,15 @@ def test_baselines_share_the_interface(tiny, data):
         assert clf.label_names_ == ["calm", "shift", "spike"], name
         assert proba.shape == (len(test.df), 3) and np.allclose(proba.sum(1), 1, atol=1e-5), name
         assert clf.predict(test).shape == (len(test.df),), name
-    # the random baseline is seeded and follows the training priors
+    # the random baseline is seeded and draws its labels from the training priors
     r = make_classifier("random", seed=3).fit(train)
-    assert (r.predict(test) == r.predict(test)).all()
     counts = np.bincount(train.label_codes(), minlength=3)
     np.testing.assert_allclose(r.priors_, counts / counts.sum())
+    many = make_timelines(n_timelines=40, n_posts=(25,), labels=("calm", "shift", "spike"), seed=5)
+    drawn = r.predict(many)
+    assert (drawn == r.predict(many)).all()                        # same seed, same draws
+    assert (drawn != make_classifier("random", seed=4).fit(train).predict(many)).mean() > 0.3
+    np.testing.assert_allclose(np.bincount(drawn, minlength=3) / len(drawn), r.priors_, atol=0.05)
     with pytest.raises(ValueError, match="valid names: tempoformer, random"):
         make_classifier("svm")
 
@@ -130,9 +134,13 @@ def test_cli_evaluate_writes_per_class_and_macro_f1(tmp_path, tiny, capsys):
     out = tmp_path / "res.json"
     rc = main(["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--model", str(tmp_path / "enc"),
                "--window", "3", "--folds", "3", "--max-folds", "1", "--seeds", "0", "--epochs", "1",
-               "--no-progress", "--device", "cpu", "--out", str(out)])
+               "--rope-theta", "50", "--time-transform", "linear", "--time-scale", "0.5", "--temporal-residual",
+               "--dev-fraction", "0.4", "--no-progress", "--device", "cpu", "--out", str(out)])
     assert rc == 0
     res = json.loads(out.read_text())
+    assert res["settings"]["model_kwargs"] == {"time_unit": 1.0, "rope_theta": 50.0, "time_transform": "linear",
+                                               "time_scale": 0.5, "temporal_residual": True}
+    assert res["dev_fraction"] == 0.4
     assert res["model"] == "tempoformer" and res["label_names"] == ["no", "yes"]
     assert set(res["f1"]) == {"no", "yes"} and set(res["macro_f1"]) == {"mean", "std"}
     assert len(res["by_window"]["3"]["runs"]) == 1 and res["by_window"]["3"]["folds_run"] == 1

@@ -10,8 +10,8 @@ from safetensors.torch import load_file
 from tempo_analysis.encoders import resolve_encoder
 from tempo_analysis.stream.batching import build_stream_data, collate_windows, model_inputs, per_window_batch
 from tempo_analysis.stream.model import (
-    ABLATIONS, GateNorm, TempoFormerConfig, TempoFormerModel, cls_only_layer, focal_alpha_from_labels, focal_loss,
-    rotary_angles, time_positions,
+    ABLATIONS, GateNorm, TempoFormerConfig, TempoFormerModel, TemporalRotaryAttention, cls_only_layer,
+    focal_alpha_from_labels, focal_loss, rotary_angles, time_positions,
 )
 
 from .conftest import make_timelines, tiny_bert_dict
@@ -250,3 +250,61 @@ def test_last_layer_computes_only_the_cls_row_exactly():
     mask[3, 2:] = 0
     full = layer(x, model._mask4d(x, mask))[:, 0]
     torch.testing.assert_close(cls_only_layer(layer, x, mask), full, atol=1e-5, rtol=1e-5)
+
+
+# ---------------------------------------------------------------- faithfulness to the reference
+def test_temporal_mha_has_no_residual_by_default_and_a_switch_adds_it():
+    torch.manual_seed(0)
+    x, pos, mask = torch.randn(2, 4, 32), torch.rand(2, 4) * 10, torch.ones(2, 4, dtype=torch.bool)
+    plain = TemporalRotaryAttention(32, 2, 10.0).eval()  # the reference's form: dropout(O(attn))
+    res = TemporalRotaryAttention(32, 2, 10.0, residual=True).eval()
+    res.load_state_dict(plain.state_dict())
+    out, _ = plain(x, pos, mask)
+    torch.testing.assert_close(res(x, pos, mask)[0], x + out)
+    assert not torch.allclose(out, x + out)
+    assert TempoFormerConfig(encoder=tiny_bert_dict()).temporal_residual is False
+    assert tiny_model().temporal[0].residual is False
+    assert tiny_model(temporal_residual=True).temporal[0].residual is True
+
+
+def test_temporal_mha_dropout_follows_the_encoder_and_acts_in_training_only():
+    cfg = dict(tiny_bert_dict(), attention_probs_dropout_prob=0.3, hidden_dropout_prob=0.2)
+    model = TempoFormerModel(TempoFormerConfig(encoder=cfg, num_labels=2))
+    t = model.temporal[0]
+    assert (t.attn_dropout.p, t.resid_dropout.p) == (0.3, 0.2)
+    own = TempoFormerModel(TempoFormerConfig(encoder=cfg, num_labels=2, temporal_attn_dropout=0.0,
+                                             temporal_resid_dropout=0.5)).temporal[0]
+    assert (own.attn_dropout.p, own.resid_dropout.p) == (0.0, 0.5)
+    x, pos, mask = torch.randn(2, 4, 32), torch.rand(2, 4), torch.ones(2, 4, dtype=torch.bool)
+    for attn_p, resid_p in ((0.5, 0.0), (0.0, 0.5)):  # each dropout on its own changes the output
+        t = TemporalRotaryAttention(32, 2, 10.0, attn_dropout=attn_p, resid_dropout=resid_p).train()
+        assert not torch.allclose(t(x, pos, mask)[0], t(x, pos, mask)[0])
+        t.eval()
+        torch.testing.assert_close(t(x, pos, mask)[0], t(x, pos, mask)[0])
+    with pytest.raises(ValueError, match="temporal_attn_dropout"):
+        TempoFormerConfig(encoder=tiny_bert_dict(), temporal_attn_dropout=1.5)
+
+
+def test_rotempoformer_head_reads_only_the_lstm_state(timelines, tokenizer):
+    model = tiny_model("rotempoformer").eval()
+    assert model.head[0].in_features == model.config.rnn_hidden
+    assert tiny_model().head[0].in_features == 2 * 32
+    batch = batch_for(timelines, tokenizer)
+    seen = {}
+    model.head.register_forward_hook(lambda m, inp, out: seen.setdefault("in", inp[0]))
+    run(model, batch)
+    assert seen["in"].shape[-1] == model.config.rnn_hidden
+
+
+def test_focal_alpha_comes_from_the_training_counts_and_is_not_learnt(timelines):
+    from tempo_analysis.stream.classifier import TempoFormerClassifier
+
+    from tempo_analysis.encoders import tiny_encoder
+
+    clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2, seed=0), window=3, epochs=1, progress=False, device="cpu").fit(timelines)
+    codes = timelines.label_codes(clf.label_names_)
+    counts = np.bincount(codes[codes >= 0], minlength=2)
+    want = [math.sqrt(counts.sum() / c) for c in counts]
+    assert clf.model_.config.focal_alpha == pytest.approx(want)
+    assert all(isinstance(a, float) for a in clf.model_.config.focal_alpha)  # plain numbers: no gradient
+    assert not any("alpha" in name for name, _ in clf.model_.named_parameters())

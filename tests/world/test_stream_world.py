@@ -23,7 +23,7 @@ def test_default_sizes_and_label_set(frames):
     assert 60 <= n_tl <= 120 and sizes.min() >= 10 and sizes.max() <= 25
     assert set(frames.label) == {"O", "IS", "IE"}
     share = frames.label.value_counts(normalize=True)
-    assert share["IS"] > 0.08 and share["IE"] > 0.12 and share["O"] > 0.5
+    assert share["IS"] > 0.15 and share["IE"] > 0.07 and share["O"] > 0.5
 
 
 def test_first_post_is_always_O(frames):
@@ -41,6 +41,8 @@ def test_labels_follow_the_hidden_mood(frames):
                 continue
             if last is None:
                 assert r.label == "O"
+            elif r.change_kind == "time":  # a switch only the gap shows: the mood carries on
+                assert r.label == "IS" and r.mood == last[0] and r.intensity <= last[1]
             elif r.label == "IS":
                 assert r.mood != last[0]
             elif r.label == "IE":
@@ -70,9 +72,32 @@ def test_time_carries_signal(frames):
     assert logs["IS"] > logs["O"] > logs["IE"]
 
 
+def test_time_switches_are_told_by_the_gap_alone(frames):
+    """Both kinds of switch are planted; a time switch follows a gap longer than any ordinary gap,
+    and its wording is drawn like an ordinary post's (no switch cue, no mention of the silence)."""
+    from tempo_analysis.world.text_stream import SWITCH_CUES
+
+    kinds = frames.groupby("label").change_kind.agg(set)
+    assert kinds["O"] == {"none"} and kinds["IE"] == {"text"} and kinds["IS"] == {"text", "time"}
+    time = frames[frames.change_kind == "time"]
+    share = len(time) / (frames.label != "O").sum()
+    assert 0.25 < share < 0.5                               # a known, sizeable share of the changes
+    assert (time.gap_kind == "return").all()
+    assert time.gap_s.min() > frames[frames.label == "O"].gap_s.max()
+    cues = [c for v in SWITCH_CUES.values() for c in v]
+    assert not time.text.apply(lambda t: any(c in t for c in cues)).any()
+    text_is = frames[(frames.label == "IS") & (frames.change_kind == "text")]
+    assert text_is.text.apply(lambda t: any(c in t for c in cues)).mean() > 0.4
+    # same wording distribution as ordinary posts: same mix of intensities and of text lengths
+    ordinary = frames[(frames.label == "O") & (frames.mood != "none") & (frames.gap_kind != "first")]
+    assert abs(time.intensity.mean() - ordinary.intensity.mean()) < 0.35
+    assert abs(time.text.str.len().mean() - ordinary.text.str.len().mean()) < 10
+
+
 def test_time_signal_zero_removes_it():
     posts, truth = timelines_frames(StreamWorldConfig(time_signal=0.0, n_timelines=120))
     x = posts.merge(truth, on="post_id")
+    x = x[x.change_kind != "time"]  # time switches always follow a return gap, whatever time_signal
     silence = x[x.gap_kind != "first"].groupby("label").gap_kind.apply(lambda s: (s == "silence").mean())
     assert abs(silence["IS"] - silence["O"]) < 0.15 and abs(silence["IE"] - silence["O"]) < 0.15
 
@@ -111,6 +136,8 @@ def test_knobs_change_the_world():
     assert small.timeline_id.nunique() == 5 and small.groupby("timeline_id").size().between(3, 4).all()
     bursty = timelines_frames(StreamWorldConfig(burstiness=1.0, time_signal=0.0))[1]
     assert (bursty.gap_kind == "silence").sum() == 0
+    text_only = timelines_frames(StreamWorldConfig(time_switch_rate=0.0))[1]
+    assert (text_only.change_kind == "time").sum() == 0 and (text_only.gap_kind == "return").sum() == 0
 
 
 def test_seeds():
@@ -131,7 +158,8 @@ def test_generate_timelines_returns_validated_timelines():
     assert len(truth) == len(tl2)
 
 
-@pytest.mark.parametrize("field,value", [("n_timelines", 0), ("switch_rate", 1.5), ("posts_per_timeline", (5, 2)),
+@pytest.mark.parametrize("field,value", [("n_timelines", 0), ("switch_rate", 1.5), ("time_switch_rate", -0.1),
+                                         ("posts_per_timeline", (5, 2)),
                                          ("noise", -0.1), ("start", "not a date"), ("seed", -1)])
 def test_bad_config_names_the_field(field, value):
     cfg = dataclasses.replace(StreamWorldConfig(), **{field: value})

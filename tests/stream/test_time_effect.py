@@ -1,0 +1,118 @@
+"""time_effect's machinery on tiny models: gap what-ifs, the time-blind control, recall per kind."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from tempo_analysis.data import Timelines
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.stream import time_effect as te
+from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    return tiny_encoder(hidden=32, layers=3, heads=2, seed=0)
+
+
+def gap_timelines(n_timelines: int = 8, seed: int = 0) -> Timelines:
+    """Timelines whose labels only the gaps tell: "IS" after a day-long silence, else "O"; the
+    words are drawn from one bag whatever the label (a time-blind model cannot do better than guess)."""
+    rng = np.random.default_rng(seed)
+    words = ["good", "bad", "news", "today", "really", "not", "happy", "sad", "again", "wow"]
+    rows = []
+    for k in range(n_timelines):
+        t = 1.5e9 + 1e6 * k
+        for i in range(8):
+            long = i > 0 and rng.random() < 0.35
+            if i:
+                t += float(rng.uniform(1e5, 3e5) if long else rng.uniform(5, 600))
+            rows.append(dict(timeline_id=f"tl{k}", post_id=f"tl{k}-{i}", timestamp=t,
+                             text=" ".join(rng.choice(words, size=4)), label="IS" if long else "O"))
+    return Timelines.from_frame(pd.DataFrame(rows), time_unit="s")
+
+
+@pytest.fixture(scope="module")
+def data():
+    tl = gap_timelines()
+    return tl.subset(tl.timeline_ids[:6]), tl.subset(tl.timeline_ids[6:])
+
+
+@pytest.fixture(scope="module")
+def models(tiny, data):
+    train, _ = data
+    kw = dict(window=3, epochs=25, batch_size=8, head_lr=3e-3, progress=False, device="cpu", seed=0)
+    return {"tempoformer": TempoFormerClassifier(tiny, **kw).fit(train),
+            "control": TempoFormerClassifier(tiny, **te.time_blind(dict(kw, epochs=2))).fit(train)}
+
+
+def _later_post(test):
+    """A switch (it has a previous post in its timeline, so its gap can move)."""
+    return test.df.loc[test.df["label"] == "IS", "post_id"].iloc[0]
+
+
+def test_gap_sweep_is_flat_without_time_and_moves_with_time(models, data):
+    _, test = data
+    post = _later_post(test)
+    gaps = np.geomspace(1, 4 * 86400, 9)
+    blind = te.gap_sweep(models["control"], test, post, gaps)["p_change"].to_numpy()
+    timed = te.gap_sweep(models["tempoformer"], test, post, gaps)["p_change"].to_numpy()
+    assert np.ptp(blind) < 1e-6          # the control never sees the gap
+    assert np.ptp(timed) > 0.3           # TempoFormer learnt to read it
+    assert te.gap_sensitivity(models["control"], test) < 1e-6
+    assert te.gap_sensitivity(models["tempoformer"], test) > 0.3
+
+
+def test_gap_what_if_agrees_with_what_if_and_keeps_the_first_post_fixed(models, data):
+    _, test = data
+    clf = models["tempoformer"]
+    post = _later_post(test)
+    batched = te.gap_what_if(clf, test, [post, post], [5.0, 7200.0])
+    for j, g in enumerate((5.0, 7200.0)):
+        one = te.change_probability(what_if(clf, test, post, gap_seconds=g), clf.label_names_)
+        np.testing.assert_allclose(batched[:, j], one, atol=1e-5)
+    first = test.df.groupby("timeline_id")["post_id"].first().iloc[0]
+    p = te.gap_what_if(clf, test, [first], [1.0, 86400.0])
+    assert p[0, 0] == pytest.approx(p[0, 1])
+    with pytest.raises(ValueError, match="not in these timelines"):
+        te.gap_what_if(clf, test, ["nope"], [1.0])
+    with pytest.raises(ValueError, match=">= 0"):
+        te.gap_what_if(clf, test, [post], [-1.0])
+
+
+def test_change_probability_and_no_change_label():
+    proba = np.array([[0.2, 0.1, 0.7], [0.5, 0.4, 0.1]])
+    np.testing.assert_allclose(te.change_probability(proba, ["IE", "IS", "O"]), [0.3, 0.9])
+    assert te.no_change_index(["no_switch", "switch"]) == 0
+    with pytest.raises(ValueError, match="no-change label"):
+        te.no_change_index(["a", "b"])
+
+
+def test_kind_recall_counts_each_kind_on_its_own(data):
+    _, test = data
+    names = ["IS", "O"]
+    y = test.label_codes(names)
+    ids = test.df["post_id"].tolist()
+    kinds = {ids[0]: "time", ids[1]: "time", ids[2]: "text", ids[3]: "none"}
+    pred = y.copy()
+    pred[0] = 1 - y[0]                # one of the two time posts wrong
+    out = te.kind_recall(pred, test, pd.Series(kinds), names)
+    assert out == {"text": {"recall": 1.0, "n": 1}, "time": {"recall": 0.5, "n": 2}}
+
+
+def test_time_effect_reports_both_models_and_time_only_recall(models, data):
+    train, test = data
+    ids = test.df["post_id"].tolist()
+    switch = test.df.index[test.df["label"] == "IS"].tolist()
+    kinds = pd.Series({ids[i]: "time" for i in switch})
+    out = te.time_effect(train, None, test, {}, kinds=kinds, models=dict(models))
+    assert out["time_effect"] == pytest.approx(out["tempoformer"]["macro_f1"] - out["control"]["macro_f1"])
+    assert out["gap_sensitivity"] == out["tempoformer"]["gap_sensitivity"]
+    assert out["control"]["gap_sensitivity"] < 1e-6
+    r = out["time_only_recall"]
+    assert r["n"] == len(switch)
+    assert r["tempoformer"] >= 0.8 and r["control"] <= 0.5  # only the gaps tell these switches
+    # chance = the training share of the label the time switches carry ("IS")
+    assert r["chance"] == pytest.approx((train.df["label"] == "IS").mean())
+    assert out["models"]["control"].model_.config.ablation == "vanilla_mha"
