@@ -96,8 +96,12 @@ COMMUNITY_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "
 
 
 def _community_style(communities: dict, nodes: list) -> dict:
-    """{community label: (outline colour, symbol)} in order of first appearance among `nodes`."""
+    """{community label: (outline colour, symbol)}, labels sorted (else in order of first appearance)."""
     labels = list(dict.fromkeys(communities.get(u, "?") for u in nodes))
+    try:
+        labels = sorted(labels)
+    except TypeError:
+        pass
     return {c: (COMMUNITY_COLOURS[i % len(COMMUNITY_COLOURS)], COMMUNITY_SYMBOLS[i % len(COMMUNITY_SYMBOLS)])
             for i, c in enumerate(labels)}
 
@@ -188,7 +192,7 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"community {label}",
                                  marker=dict(size=12, color="white", symbol=symbol, line=dict(color=colour, width=2.5)),
                                  hoverinfo="skip", showlegend=True))
-    if first is not None:
+    if first is not None and any(first.get(u) in slices for u in nodes):
         fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="first holds it in this slice",
                                  marker=dict(size=14, color="#222", symbol="circle-open",
                                              line=dict(color="#222", width=2)),
