@@ -132,7 +132,14 @@ if truth is not None:
 # r̂ of the word towards its anchor per (unit, slice), read from the model's own masked predictions
 # (`prediction_rhat`): in probes such as "cloud [MASK]." written by unit u in slice t, is the
 # anchor the model's first choice (N = 1)? DCWE's offsets can make that answer depend on the unit
-# and the time; CWE gives every unit the same answer. Move the slider: nodes are coloured by r̂.
+# and the time; CWE gives every unit the same answer.
+#
+# One panel per time slice, the units at the same place in every panel: the fill is r̂ (dark =
+# the anchor is the model's choice there), the outline colour and shape the unit's community (the
+# planted communities; Louvain communities of the graph on other data), a dark ring the slice in
+# which a unit first holds the association. Hover a unit for its name, r̂ and the words its
+# documents use most distinctively. `mapper.visualize_network_map(result, slider=True)` shows one
+# slice at a time instead.
 
 # %%
 def read_map(model, corpus, word, anchor):
@@ -142,7 +149,8 @@ def read_map(model, corpus, word, anchor):
 
 
 result = read_map(mapper.dcwe_, corpus, WORD, ANCHOR)
-mapper.visualize_network_map(result, seed=SEED).show()
+communities = truth["community"] if truth is not None else None  # None: Louvain communities of the graph
+mapper.visualize_network_map(result, seed=SEED, communities=communities, top_words=5).show()
 
 # %% [markdown]
 # ## Walk or flight? DCWE against the time-blind control

@@ -9,6 +9,9 @@ walk versus flight, and the recovered diffusion mode.
   (unit, time). Contextual vectors average the encoder's first six layers (paper fn. 15) and
   WordPiece pieces of one word (fn. 14); candidates are time-specific centroids of the corpus'
   content words.
+- ``unit_top_words`` / ``graph_communities``: what a unit writes about (its most distinctive
+  frequent content words) and which community of the graph it sits in, for the map's hover text
+  and outlines.
 - ``diffusion_map``: per slice, which units hold the association (r-hat > threshold) and when
   each got it first. ``walk_flight``: per slice, the share of newly reached units with a
   neighbour that already had it (walk) or none (flight). ``recover_mode``: walk if the observed
@@ -226,6 +229,58 @@ def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, mi
     if not rows:
         raise ValueError(f"word {word!r} never occurs in any slice; pick another word.")
     return pd.DataFrame(rows, columns=["unit", "time", "rhat", "n", "rank", "n_neighbors", "example"])
+
+
+# ----------------------------------------------------------------------------------------------
+# what a unit writes about, and where it sits
+# ----------------------------------------------------------------------------------------------
+_WORD_RE = re.compile(r"[a-z]+")
+
+
+def unit_top_words(frame: pd.DataFrame, top: int = 5, *, distinctive: bool = True, exclude=(),
+                   min_len: int = 3) -> dict:
+    """{unit: its `top` content words} from the texts of `frame` (columns unit, text).
+
+    Content words: lower-case alphabetic tokens of at least `min_len` letters, English stopwords and
+    `exclude` removed. distinctive=True ranks by count x log(n_units / units using the word) (a
+    tf-idf over units: words every unit writes score 0 and come last), ties by count, then
+    alphabetically; False ranks by count alone.
+    """
+    missing = [c for c in ("unit", "text") if c not in frame.columns]
+    if missing:
+        raise ValueError(f"unit_top_words: frame has no column(s) {missing}; pass documents with unit and text.")
+    if not (isinstance(top, (int, np.integer)) and top >= 1):
+        raise ValueError(f"unit_top_words: top={top!r}; use an integer >= 1.")
+    skip = set(ENGLISH_STOP_WORDS) | {str(w).lower() for w in exclude}
+    counts: dict = {}
+    for unit, text in zip(frame["unit"], frame["text"]):
+        c = counts.setdefault(unit, {})
+        for w in _WORD_RE.findall(str(text).lower()):
+            if len(w) >= min_len and w not in skip:
+                c[w] = c.get(w, 0) + 1
+    n_units = len(counts)
+    used_by: dict = {}
+    for c in counts.values():
+        for w in c:
+            used_by[w] = used_by.get(w, 0) + 1
+    out = {}
+    for unit, c in counts.items():
+        def key(w, c=c):
+            idf = np.log(n_units / used_by[w]) if distinctive else 1.0
+            return (-c[w] * idf, -c[w], w)
+        out[unit] = sorted(c, key=key)[:top]
+    return out
+
+
+def graph_communities(graph: nx.Graph, seed: int = 0) -> dict:
+    """{node: community index} by seeded Louvain modularity (largest community first); a node
+    attribute "community" on every node is used as given instead."""
+    given = nx.get_node_attributes(graph, "community")
+    if graph.number_of_nodes() and len(given) == graph.number_of_nodes():
+        return dict(given)
+    g = graph.to_undirected() if graph.is_directed() else graph
+    parts = sorted(nx.community.louvain_communities(g, seed=seed), key=lambda p: (-len(p), sorted(map(str, p))))
+    return {n: i for i, part in enumerate(parts) for n in part}
 
 
 # ----------------------------------------------------------------------------------------------

@@ -23,13 +23,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 import networkx as nx
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from torch.utils.data import DataLoader
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from tempo_analysis.data import SocialCorpus
-from tempo_analysis.diffusion.analysis import ContextIndex, sim_table
+from tempo_analysis.diffusion.analysis import ContextIndex, graph_communities, sim_table, unit_top_words
 from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
 from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.diffusion.mlm import (MLMCollator, PlainMLM, SliceBatchSampler, SocialMLMDataset,
@@ -356,16 +357,32 @@ class DiffusionMapper:
         return figures.perplexity_bars(self.perplexity_, **kwargs)
 
     def visualize_network_map(self, result: DiffusionAnalysis, *, layout: dict | None = None, seed: int = 0,
-                              **kwargs) -> go.Figure:
-        """The unit graph coloured by r-hat, one slice per slider step (``figures.diffusion.network_map``).
+                              communities: dict | None = None, top_words: dict | int | None = 5,
+                              slider: bool = False, **kwargs) -> go.Figure:
+        """The unit graph once per time slice, side by side, nodes filled by r-hat
+        (``figures.diffusion.diffusion_small_multiples``); ``slider=True``: one slice at a time with a
+        time slider (``figures.diffusion.network_map``).
 
-        layout: {unit: (x, y)}; default a seeded spring layout of the graph (``graph_layout(graph, seed)``).
+        layout: {unit: (x, y)}, shared by every panel; default a seeded layout (``graph_layout(graph, seed)``).
+        communities: {unit: label}, drawn as marker outline colour and symbol; default Louvain
+        communities of the graph (``graph_communities(graph, seed)``). top_words: {unit: [words]} for the
+        hover text, or how many to read from the corpus (``unit_top_words``, word and anchor excluded).
         """
         self._check_fitted()
         graph = self.corpus_.graph
-        return figures.network_map(graph, result.rhat, self.corpus_.slices, n_neighbors=result.n_neighbors,
-                                   layout=layout or figures.graph_layout(graph, seed=seed), word=result.word,
-                                   anchor=result.anchor, first=result.first, **kwargs)
+        layout = layout or figures.graph_layout(graph, seed=seed)
+        if slider:
+            return figures.network_map(graph, result.rhat, self.corpus_.slices, n_neighbors=result.n_neighbors,
+                                       layout=layout, word=result.word, anchor=result.anchor, first=result.first,
+                                       **kwargs)
+        if communities is None:
+            communities = graph_communities(graph, seed=seed)
+        if isinstance(top_words, (int, np.integer)) and not isinstance(top_words, bool):
+            top_words = unit_top_words(self.corpus_.df, top=int(top_words), exclude=(result.word, result.anchor))
+        return figures.diffusion_small_multiples(graph, result.rhat, self.corpus_.slices, layout=layout,
+                                                 communities=communities, top_words=top_words,
+                                                 cmax=result.n_neighbors or None, word=result.word, anchor=result.anchor,
+                                                 first=result.first, **kwargs)
 
     def visualize_walk_flight(self, result: DiffusionAnalysis, **kwargs) -> go.Figure:
         """Newly reached units per slice, walk vs flight (``figures.diffusion.walk_flight_bars``)."""

@@ -1,18 +1,26 @@
-"""Figures for social diffusion: the network map with a time slider, walk-vs-flight bars,
-r-hat heatmap, perplexity bars, top-variable-words table. Pure functions -> go.Figure."""
+"""Figures for social diffusion: the network map as small multiples (one panel per time slice) or
+with a time slider, walk-vs-flight bars, r-hat heatmap, perplexity bars, top-variable-words table.
+Pure functions -> go.Figure."""
 from __future__ import annotations
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 
 def graph_layout(graph: nx.Graph, seed: int = 0) -> dict:
-    """Seeded spring layout {node: (x, y)} (isolated nodes included)."""
+    """Seeded spring layout {node: (x, y)} (isolated nodes included), started from the Kamada-Kawai
+    layout of the largest connected part so nodes spread evenly; the same graph and seed give the same
+    positions, so every panel or slider step of a map can share one."""
     if graph.number_of_nodes() == 0:
         raise ValueError("graph_layout: the graph has no nodes.")
-    pos = nx.spring_layout(graph, seed=seed)
+    g = graph.to_undirected() if graph.is_directed() else graph
+    init = None
+    if g.number_of_nodes() > 2 and nx.is_connected(g):
+        init = nx.kamada_kawai_layout(g)
+    pos = nx.spring_layout(g, pos=init, seed=seed, iterations=20 if init else 50)
     return {n: (float(p[0]), float(p[1])) for n, p in pos.items()}
 
 
@@ -80,6 +88,129 @@ def network_map(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, n_neighbor
         title=_title(title, word, anchor, slices[start or 0]), hovermode="closest", template="plotly_white",
         xaxis=dict(visible=False), yaxis=dict(visible=False, scaleanchor="x"), height=520,
         sliders=[dict(active=start or 0, currentvalue=dict(prefix="time slice: "), steps=steps, pad=dict(t=30))])
+    return fig
+
+
+COMMUNITY_COLOURS = ("#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#7f7f7f", "#bcbd22")
+COMMUNITY_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "pentagon", "hexagon", "star", "triangle-down")
+
+
+def _community_style(communities: dict, nodes: list) -> dict:
+    """{community label: (outline colour, symbol)}, labels sorted (else in order of first appearance)."""
+    labels = list(dict.fromkeys(communities.get(u, "?") for u in nodes))
+    try:
+        labels = sorted(labels)
+    except TypeError:
+        pass
+    return {c: (COMMUNITY_COLOURS[i % len(COMMUNITY_COLOURS)], COMMUNITY_SYMBOLS[i % len(COMMUNITY_SYMBOLS)])
+            for i, c in enumerate(labels)}
+
+
+def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, layout: dict | None = None,
+                              communities: dict | None = None, top_words: dict | None = None,
+                              cmax: float | None = None, word: str = "", anchor: str = "",
+                              first: dict | None = None, cols: int | None = None, title: str | None = None,
+                              height: int | None = None, colorscale: str = "YlOrRd") -> go.Figure:
+    """The unit graph once per time slice, side by side, nodes filled by r-hat of `word` towards `anchor`.
+
+    rhat: columns unit, time, rhat (``rhat_scores`` / ``prediction_rhat``); units with no row in a
+    slice are drawn light grey ("not observed"). layout: {unit: (x, y)}, one for every panel, so a
+    unit stays in place across slices (default ``graph_layout(graph)``). communities: {unit: label};
+    each community gets its own marker outline colour and symbol, named in the legend. top_words:
+    {unit: [words]} for the hover text (with the unit's name, community, slice and r-hat).
+    cmax: top of the colour scale (default max(1, largest r-hat)); first: {unit: first slice
+    holding the association}, marked with a thick outline in that slice and named in the hover.
+    One subplot per slice, ``cols`` per row (default: one row up to 4 slices, else 3 per row).
+    """
+    if not len(slices):
+        raise ValueError("diffusion_small_multiples: no slices given; pass the corpus' time slices.")
+    missing_cols = [c for c in ("unit", "time", "rhat") if c not in rhat.columns]
+    if missing_cols:
+        raise ValueError(f"diffusion_small_multiples: rhat has no column(s) {missing_cols}; pass rhat_scores(...) "
+                         "or prediction_rhat(...).")
+    layout = layout or graph_layout(graph)
+    nodes = list(graph.nodes)
+    missing = [n for n in nodes if n not in layout]
+    if missing:
+        raise ValueError(f"diffusion_small_multiples: layout has no position for unit(s) {missing[:5]}; "
+                         "recompute graph_layout.")
+    communities = communities or {}
+    top_words = top_words or {}
+    style = _community_style(communities, nodes)
+    n = len(slices)
+    cols = cols or (n if n <= 4 else 3)
+    rows = -(-n // cols)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"slice {t}" for t in slices],
+                        horizontal_spacing=0.02, vertical_spacing=0.08 if rows > 1 else 0.0)
+    cmax = float(cmax) if cmax is not None else float(max(rhat["rhat"].max(), 1.0))
+    by = rhat.groupby(["unit", "time"])["rhat"].mean().to_dict()
+    ex, ey = [], []
+    for a, b in graph.edges:
+        ex += [layout[a][0], layout[b][0], None]
+        ey += [layout[a][1], layout[b][1], None]
+    xs = [p[0] for p in layout.values()]
+    ys = [p[1] for p in layout.values()]
+    pad_x, pad_y = 0.08 * (max(xs) - min(xs) or 1.0), 0.08 * (max(ys) - min(ys) or 1.0)
+    xr, yr = [min(xs) - pad_x, max(xs) + pad_x], [min(ys) - pad_y, max(ys) + pad_y]
+    pair = f"r̂({word} → {anchor})" if word else "r̂"
+    for k, t in enumerate(slices):
+        r, c = k // cols + 1, k % cols + 1
+        fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#c8c8c8", width=0.8), hoverinfo="skip",
+                                 showlegend=False, name=f"edges {t}"), row=r, col=c)
+        seen, unseen = [u for u in nodes if (u, t) in by], [u for u in nodes if (u, t) not in by]
+        for group, observed in ((seen, True), (unseen, False)):
+            if not group:
+                continue
+            hover = []
+            for u in group:
+                lines = [f"<b>{u}</b> · community {communities.get(u, '?')} · slice {t}",
+                         f"{pair} = {by[(u, t)]:.2f}" if observed else "word not used here (not observed)"]
+                if first is not None:
+                    lines.append(f"first holds it in slice {first.get(u)}" if first.get(u) is not None
+                                 else "never holds it")
+                if u in top_words:
+                    lines.append("top words: " + ", ".join(map(str, top_words[u])))
+                hover.append("<br>".join(lines))
+            ring = [u for u in group if first is not None and first.get(u) == t]
+            if ring:                          # first arrival in this slice: a dark ring around the node
+                fig.add_trace(go.Scatter(x=[layout[u][0] for u in ring], y=[layout[u][1] for u in ring],
+                                         mode="markers", hoverinfo="skip", showlegend=False, name=f"first {t}",
+                                         marker=dict(size=27, symbol="circle-open", color="#222",
+                                                     line=dict(width=2))), row=r, col=c)
+            marker = dict(size=16, symbol=[style[communities.get(u, "?")][1] for u in group],
+                          line=dict(color=[style[communities.get(u, "?")][0] for u in group], width=2.5))
+            if observed:
+                marker.update(color=[by[(u, t)] for u in group], coloraxis="coloraxis")
+            else:
+                marker.update(color="#e6e6e6")
+            fig.add_trace(go.Scatter(
+                x=[layout[u][0] for u in group], y=[layout[u][1] for u in group], mode="markers", marker=marker,
+                name=f"slice {t}" + ("" if observed else " (not observed)"), text=[str(u) for u in group],
+                customdata=[by.get((u, t), np.nan) for u in group], hovertext=hover,
+                hovertemplate="%{hovertext}<extra></extra>", showlegend=False), row=r, col=c)
+    for label, (colour, symbol) in style.items():      # legend: one entry per community
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name=f"community {label}",
+                                 marker=dict(size=12, color="white", symbol=symbol, line=dict(color=colour, width=2.5)),
+                                 hoverinfo="skip", showlegend=True))
+    if first is not None and any(first.get(u) in slices for u in nodes):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="first holds it in this slice",
+                                 marker=dict(size=14, color="#222", symbol="circle-open",
+                                             line=dict(color="#222", width=2)),
+                                 hoverinfo="skip", showlegend=True))
+    if any((u, t) not in by for t in slices for u in nodes):
+        fig.add_trace(go.Scatter(x=[None], y=[None], mode="markers", name="word not used (not observed)",
+                                 marker=dict(size=12, color="#e6e6e6", line=dict(color="#999", width=1)),
+                                 hoverinfo="skip", showlegend=True))
+    fig.update_xaxes(visible=False, range=xr)
+    fig.update_yaxes(visible=False, range=yr)
+    base = title or (f"{pair} per unit, one panel per time slice" if word else "the social network per time slice")
+    fig.update_layout(
+        title=dict(text=base, x=0.01), template="plotly_white", hovermode="closest",
+        height=height or (110 + 340 * rows), autosize=True, margin=dict(l=10, r=10, t=70, b=50),
+        coloraxis=dict(colorscale=colorscale, cmin=0.0, cmax=cmax,
+                       colorbar=dict(title=dict(text=pair, side="right"), thickness=14, len=0.9, x=1.0,
+                                     xanchor="left")),
+        legend=dict(orientation="h", yanchor="top", y=-0.01, x=0.0, xanchor="left"))
     return fig
 
 

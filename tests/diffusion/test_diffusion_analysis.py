@@ -97,3 +97,26 @@ def test_walk_flight_and_mode_recovery():
 def test_example_sentence():
     assert example_sentence("Rain today. The cloud server crashed! Bye.", "cloud") == "The cloud server crashed!"
     assert example_sentence("cloudy skies", "cloud") == "cloudy skies"
+
+
+def test_unit_top_words_distinctive_and_frequent():
+    from tempo_analysis.diffusion.analysis import unit_top_words
+    frame = pd.DataFrame({"unit": ["a", "a", "b", "b"],
+                          "text": ["The cloud server, the cloud keyboard.", "Cloud and server again.",
+                                   "The cloud rain, a cloud of roses.", "Roses and rain."]})
+    top = unit_top_words(frame, top=2)
+    assert top == {"a": ["server", "keyboard"], "b": ["rain", "roses"]}          # "cloud" is everywhere
+    assert unit_top_words(frame, top=1, distinctive=False) == {"a": ["cloud"], "b": ["cloud"]}
+    assert unit_top_words(frame, top=3, exclude=("server",))["a"] == ["keyboard", "cloud"]
+    with pytest.raises(ValueError, match="no column"):
+        unit_top_words(frame.drop(columns=["text"]))
+
+
+def test_graph_communities_seeded_and_given():
+    from tempo_analysis.diffusion.analysis import graph_communities
+    g = nx.union(nx.complete_graph(["a", "b", "c", "d"]), nx.complete_graph(["w", "x", "y"]))
+    g.add_edge("d", "w")
+    com = graph_communities(g, seed=0)
+    assert com["a"] == com["b"] == com["c"] == com["d"] == 0 and com["w"] == com["x"] == com["y"] == 1
+    nx.set_node_attributes(g, {n: "left" if n < "n" else "right" for n in g}, "community")
+    assert graph_communities(g)["w"] == "right"

@@ -58,3 +58,92 @@ def test_heatmap_perplexity_table(small):
     assert t["type"] == "table" and list(t["cells"]["values"][0]) == ["cloud"] and t["cells"]["values"][1][0] == "0.0100"
     with pytest.raises(ValueError, match="sim_table"):
         figs.variable_words_table(table.drop(columns=["below_text"]))
+
+
+# -- the small-multiples map --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def multiples(small):
+    g, rhat, _ = small
+    g = g.copy()
+    g.add_edge("c", "d")
+    rhat = pd.concat([rhat, pd.DataFrame({"unit": ["d", "d", "c"], "time": [0, 2, 2], "rhat": [0.5, 1.0, 0.25]})])
+    rhat = rhat[~((rhat["unit"] == "a") & (rhat["time"] == 2))]
+    communities = {"a": 0, "b": 0, "c": 1, "d": 1}
+    top = {"a": ["keyboard", "server"], "b": ["rain", "roses"], "c": ["fish"], "d": ["boat", "bridge"]}
+    layout = figs.graph_layout(g, seed=0)
+    fig = figs.diffusion_small_multiples(g, rhat, [0, 1, 2], layout=layout, communities=communities, top_words=top,
+                                         cmax=10, word="cloud", anchor="server", first={"a": 0, "b": 1, "d": 0})
+    return fig.to_dict(), layout, rhat
+
+
+def _nodes(d):
+    """{(unit, slice): (trace, point index)} over the node traces (those with hover text)."""
+    out = {}
+    for tr in d["data"]:
+        for i, h in enumerate(tr.get("hovertext") or []):
+            unit = h.split("<b>")[1].split("</b>")[0]
+            t = int(h.split("slice ")[1].split("<br>")[0])
+            out[(unit, t)] = (tr, i)
+    return out
+
+
+def test_small_multiples_one_panel_per_slice_same_layout(multiples):
+    d, layout, _ = multiples
+    axes = {(tr.get("xaxis", "x"), tr.get("yaxis", "y")) for tr in d["data"] if tr.get("hovertext")}
+    assert len(axes) == 3                                           # one subplot per slice
+    assert [a["text"] for a in d["layout"]["annotations"][:3]] == ["slice 0", "slice 1", "slice 2"]
+    nodes = _nodes(d)
+    assert len(nodes) == 4 * 3                                      # every unit in every panel
+    for (u, t), (tr, i) in nodes.items():                           # a unit stays in place across slices
+        assert (tr["x"][i], tr["y"][i]) == pytest.approx(layout[u])
+    edges = [tr for tr in d["data"] if tr.get("mode") == "lines"]
+    assert len(edges) == 3 and all(len([v for v in e["x"] if v is not None]) == 6 for e in edges)
+
+
+def test_small_multiples_colour_follows_rhat(multiples):
+    d, _, rhat = multiples
+    nodes = _nodes(d)
+    for row in rhat.itertuples():
+        tr, i = nodes[(row.unit, row.time)]
+        assert tr["marker"]["color"][i] == row.rhat and tr["marker"]["coloraxis"] == "coloraxis"
+    ax = d["layout"]["coloraxis"]
+    assert ax["cmin"] == 0 and ax["cmax"] == 10 and "cloud" in ax["colorbar"]["title"]["text"]
+    tr, i = nodes[("a", 2)]                                         # no r-hat row: grey, not on the scale
+    assert tr["marker"]["color"] == "#e6e6e6" and "not observed" in tr["hovertext"][i]
+    assert "r̂(cloud → server) = 0.50" in nodes[("d", 0)][0]["hovertext"][nodes[("d", 0)][1]]
+
+
+def test_small_multiples_hover_names_unit_and_top_words(multiples):
+    d, _, _ = multiples
+    for (u, t), (tr, i) in _nodes(d).items():
+        h = tr["hovertext"][i]
+        assert f"<b>{u}</b>" in h and f"slice {t}" in h
+        assert "top words: " + {"a": "keyboard, server", "b": "rain, roses", "c": "fish", "d": "boat, bridge"}[u] in h
+    tr, i = _nodes(d)[("b", 0)]
+    assert "first holds it in slice 1" in tr["hovertext"][i]
+
+
+def test_small_multiples_communities_distinguishable(multiples):
+    d, _, _ = multiples
+    style = {}
+    for (u, t), (tr, i) in _nodes(d).items():
+        style.setdefault(u, set()).add((tr["marker"]["line"]["color"][i], tr["marker"]["symbol"][i]))
+    assert all(len(s) == 1 for s in style.values())                 # one style per unit in every panel
+    assert style["a"] == style["b"] and style["c"] == style["d"] and style["a"] != style["c"]
+    (colour_a, symbol_a), = style["a"]
+    (colour_c, symbol_c), = style["c"]
+    assert colour_a != colour_c and symbol_a != symbol_c
+    legend = {tr["name"]: tr for tr in d["data"] if tr.get("showlegend")}
+    assert legend["community 0"]["marker"]["line"]["color"] == colour_a
+    assert legend["community 1"]["marker"]["symbol"] == symbol_c
+    assert "first holds it in this slice" in legend and "word not used (not observed)" in legend
+
+
+def test_small_multiples_bad_input(small):
+    g, rhat, _ = small
+    with pytest.raises(ValueError, match="no position"):
+        figs.diffusion_small_multiples(g, rhat, [0, 1], layout={"a": (0, 0)})
+    with pytest.raises(ValueError, match="rhat has no column"):
+        figs.diffusion_small_multiples(g, rhat.drop(columns=["rhat"]), [0, 1])
+    d = figs.diffusion_small_multiples(g, rhat, [0, 1, 2, 3, 4]).to_dict()   # 5 slices: 3 per row
+    assert d["layout"]["xaxis4"]["domain"] == d["layout"]["xaxis"]["domain"]

@@ -116,7 +116,10 @@ def test_analyses_and_figures(run):
     figs = [run.visualize_perplexity(), run.visualize_network_map(result), run.visualize_walk_flight(result),
             run.visualize_rhat(result)]
     assert all(isinstance(f, go.Figure) for f in figs)
-    assert len(figs[1].to_dict()["data"]) == 1 + len(run.corpus_.slices)  # edges + one trace per slice
+    panels = {tr.get("xaxis", "x") for tr in figs[1].to_dict()["data"] if tr.get("hovertext")}
+    assert len(panels) == len(run.corpus_.slices)                          # one panel per slice
+    slider = run.visualize_network_map(result, slider=True).to_dict()
+    assert len(slider["data"]) == 1 + len(run.corpus_.slices)              # edges + one trace per slice
     table, sims = run.variable_words(top=3, min_contexts=1)
     assert len(table) <= 3 and {"word", "sigma_sim"} <= set(table.columns) and len(sims) >= len(table)
     assert isinstance(run.visualize_variable_words(table), go.Figure)
