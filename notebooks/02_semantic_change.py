@@ -49,6 +49,8 @@ import pandas as pd
 from IPython.display import display
 
 from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.encoder_mlm import brown_mlm_eval
+from tempo_analysis.encoders import load_encoder
 from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.notebook import record_summary
 from tempo_analysis.semantic_change import NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config
@@ -228,3 +230,21 @@ if data.name == "world":
     summary["semantic_change.settings.scorer"] = main.config.scorer
     record_summary(summary, notebook="02_semantic_change")
 pd.Series(summary, dtype=object)
+
+# %% [markdown]
+# **Can the encoder fill in a masked word?** Temporal attention is post-trained with masked-LM, so
+# the encoder has to predict words in the first place. The embedded MiniLM is a sentence-embedding
+# model; the project ships a small adapter that gives it that ability. Here it fills masked words of
+# held-out Brown sentences (needs `../shared/data`; skipped without it), next to the unigram prior
+# that always guesses the most frequent words.
+
+# %%
+mlm = brown_mlm_eval(*load_encoder("default", head="mlm"), 200)
+if mlm is None:
+    print("Brown is not in ../shared/data here: MLM check skipped")
+else:
+    print(f"masked-word top-5 accuracy {mlm['top5']:.3f} (unigram prior {mlm['unigram_top5']:.3f}); "
+          f"top-1 {mlm['top1']:.3f} (prior {mlm['unigram_top1']:.3f})")
+    record_summary({"semantic_change.mlm_top5": round(mlm["top5"], 4),
+                    "semantic_change.mlm_unigram_top5": round(mlm["unigram_top5"], 4)},
+                   notebook="02_semantic_change")
