@@ -103,20 +103,25 @@ def settings_from_args(args) -> tuple[dict, dict]:
         s["freeze_local"] = True
     if getattr(args, "hidden", None) is not None:
         s["hidden"] = args.hidden[0] if len(args.hidden) == 1 else tuple(args.hidden)
-    mk = {}
+    # --time-unit is also the loader's unit: TempoFormer measures its gaps in it where it applies
+    # (ambient), while the time-encoding options are TempoFormer's own (explicit: refused elsewhere)
+    unit = {}
     if args.time_unit is not None:
         from tempo_analysis.data.timelines import TIME_UNITS
 
         if args.time_unit in TIME_UNITS:
-            mk["time_unit"] = float(TIME_UNITS[args.time_unit])
+            unit["time_unit"] = float(TIME_UNITS[args.time_unit])
+    mk = {}
     for key in ("time_transform", "time_scale", "rope_theta"):
         if getattr(args, key) is not None:
             mk[key] = getattr(args, key)
     if args.temporal_residual:
         mk["temporal_residual"] = True
     if mk:
-        s["model_kwargs"] = mk
+        s["model_kwargs"] = {**unit, **mk}
     ambient = {"encoder": "default", "device": args.device, "progress": not args.no_progress}
+    if unit:
+        ambient["model_kwargs"] = unit
     return s, ambient
 
 
