@@ -27,7 +27,7 @@ import notebook_exec as nbx
 from tempo_analysis import notebook as nbk
 from tempo_analysis.data.locations import project_root
 
-DEFAULT_TIMEOUT = float(os.environ.get("TEMPO_ANALYSIS_NOTEBOOK_TIMEOUT", 900))
+DEFAULT_TIMEOUT = float(os.environ.get("TEMPO_ANALYSIS_NOTEBOOK_TIMEOUT", 1500))
 
 
 def find_notebooks(names: list[str], folder: Path) -> list[Path]:
