@@ -51,7 +51,8 @@ class ContextTable:
     def save(self, path) -> None:
         meta = {"years": json.dumps(self.years), "fingerprint": self.fingerprint,
                 "filled_years": json.dumps(self.filled_years)}
-        save_file({"emb": torch.from_numpy(self.emb), "counts": torch.from_numpy(self.counts)}, str(path), metadata=meta)
+        save_file({"emb": torch.from_numpy(np.ascontiguousarray(self.emb)),
+                   "counts": torch.from_numpy(np.ascontiguousarray(self.counts))}, str(path), metadata=meta)
 
     @classmethod
     def load(cls, path) -> "ContextTable":

@@ -161,7 +161,8 @@ class FrequencyTable:
         """safetensors (counts) with the years and fingerprint in the metadata."""
         meta = {"years": json.dumps(self.years), "fingerprint": self.fingerprint,
                 "filled_years": json.dumps(self.filled_years)}
-        save_file({"counts": torch.from_numpy(self.counts)}, str(path), metadata=meta)
+        # a table restricted to some tokens is a strided view: safetensors stores contiguous tensors only
+        save_file({"counts": torch.from_numpy(np.ascontiguousarray(self.counts))}, str(path), metadata=meta)
 
     @classmethod
     def load(cls, path) -> "FrequencyTable":

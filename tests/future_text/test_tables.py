@@ -142,3 +142,15 @@ def test_non_contiguous_years_are_filled_forward_with_a_warning(tok):
     np.testing.assert_array_equal(t.counts[1], t.counts[0])              # 2002 <- 2001
     np.testing.assert_array_equal(t.counts[8], t.counts[2])              # 2009 <- 2003 (carried through)
     assert not np.array_equal(t.counts[9], t.counts[8])                  # 2010 has its own documents
+
+
+def test_a_table_restricted_to_some_tokens_saves_and_loads(tmp_path):
+    """A table restricted to a token subset holds a strided view of the counts: saving must still work
+    (safetensors stores contiguous tensors only)."""
+    full = np.arange(12, dtype=np.float64).reshape(2, 6)
+    table = FrequencyTable([2000, 2001], full[:, ::2], "fp", [])
+    assert not table.counts.flags["C_CONTIGUOUS"]
+    table.save(tmp_path / "f.safetensors")
+    back = FrequencyTable.load(tmp_path / "f.safetensors")
+    np.testing.assert_array_equal(back.counts, full[:, ::2])
+    assert back.years == [2000, 2001] and back.fingerprint == "fp"
