@@ -44,6 +44,7 @@
 # %%
 import dataclasses
 
+import ipywidgets as widgets
 import pandas as pd
 from IPython.display import display
 
@@ -151,6 +152,23 @@ def read_map(model, corpus, word, anchor):
 result = read_map(mapper.dcwe_, corpus, WORD, ANCHOR)
 communities = truth["community"] if truth is not None else None  # None: Louvain communities of the graph
 mapper.visualize_network_map(result, seed=SEED, communities=communities, top_words=5).show()
+
+# %% [markdown]
+# **What if** the map were read from the time-blind control? Switch the model: the map is read
+# again from that model's own masked predictions (nothing is retrained). CWE has no unit or time
+# offsets, so every unit gives the same answer in every slice.
+
+# %%
+model_choice = widgets.ToggleButtons(options=[m for m in ("dcwe", "cwe") if m in mapper.models_], value="dcwe",
+                                     description="read from")
+
+
+def show_map(model):
+    mapper.visualize_network_map(read_map(mapper.models_[model], corpus, WORD, ANCHOR), seed=SEED,
+                                 communities=communities, top_words=5).show()
+
+
+widgets.VBox([model_choice, widgets.interactive_output(show_map, {"model": model_choice})])
 
 # %% [markdown]
 # ## Walk or flight? DCWE against the time-blind control
