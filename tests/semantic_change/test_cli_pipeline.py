@@ -18,16 +18,6 @@ from .test_loaders import write_semeval
 FIX = Path(__file__).parent / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory):
-    """A tiny random BERT (default tokenizer) saved as a local encoder folder."""
-    model, tok = tiny_encoder(hidden=32, layers=2, heads=2, seed=0)
-    d = tmp_path_factory.mktemp("tiny_bert")
-    model.save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
-
-
 def read_tsv(p):
     assert Path(p).read_text().startswith("# tempo_analysis "), "the ranking TSV starts with our header line"
     return pd.read_csv(p, sep="\t", header=None, names=["word", "score"], keep_default_na=False,

@@ -29,15 +29,6 @@ from tests.robustness.builders import dwug_row, write_dwug
 FIX = Path(__file__).parent / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def tiny_path(tmp_path_factory):
-    model, tok = tiny_encoder(hidden=32, layers=2, heads=2, seed=0)
-    d = tmp_path_factory.mktemp("tiny_bert_f")
-    model.save_pretrained(d)
-    tok.save_pretrained(d)
-    return str(d)
-
-
 # --- the paper's pure formula, from RankConfig and the CLI ----------------------------------------
 def test_time_residual_false_reaches_the_model_from_config_and_cli(tiny_path, tmp_path):
     data = load_change_data(f"dwug:{FIX / 'dwug'}")
