@@ -16,7 +16,6 @@ from tempo_analysis.cli import main
 from tempo_analysis.data import DataError
 from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.specs import load_change_data
-from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.evaluation.ranking import correlate, spearman_ci
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, cli_config
 from tempo_analysis.semantic_change.baselines import frequency_change
