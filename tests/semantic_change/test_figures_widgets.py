@@ -9,7 +9,7 @@ from tempo_analysis.data.specs import load_change_data
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, comparison_table
 from tempo_analysis.semantic_change.explore import embed_sentence, period_neighbours, usage_map
 
-from .test_cli_pipeline import FIX, tiny_path  # noqa: F401  (module-scoped fixture)
+from .test_cli_pipeline import FIX
 
 SCORES = pd.DataFrame({"word": ["a", "b", "c", "d"], "score": [0.4, 0.3, 0.1, np.nan]})
 TRUTH = pd.DataFrame({"word": ["a", "b", "c", "d"], "graded": [0.9, 0.2, 0.5, 0.1]})
