@@ -51,6 +51,10 @@ def run(args: argparse.Namespace) -> int:
     """Generate, then write (or with --check, compare); prints one line per file."""
     from tempo_analysis.world import FILES, generate_world
 
+    from tempo_analysis.cli import refuse_options
+
+    refuse_options(args, ["--overwrite"], when=args.check, apply_to="writing a world",
+                   here="--check (it writes nothing)", fix="drop --check")
     world = generate_world(config_from_args(args))
     target = Path(args.out) / "world"
     if args.check:
