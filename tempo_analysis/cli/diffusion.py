@@ -33,10 +33,18 @@ def _years(text: str) -> list[int]:
     try:
         if "-" in text:
             a, b = text.split("-", 1)
-            return list(range(int(a), int(b) + 1))
-        return [int(y) for y in text.split(",")]
+            years = list(range(int(a), int(b) + 1))
+        else:
+            years = [int(y) for y in text.split(",")]
     except ValueError:
         raise ValueError(f"--years {text!r}: use FIRST-LAST (2017-2020) or a comma list (2017,2019).") from None
+    if not years:
+        raise ValueError(f"--years {text!r}: the range runs backwards. Fix: write FIRST-LAST with FIRST <= LAST "
+                         "(e.g. 2017-2020).")
+    outside = sorted({y for y in years if not 1000 <= y <= 2100})
+    if outside:
+        raise ValueError(f"--years {text!r}: years {outside[:3]} lie outside 1000-2100 (a typo?). Fix: correct them.")
+    return years
 
 
 def _load_corpus(args) -> tuple:
@@ -68,6 +76,12 @@ def check_train_options(args) -> None:
                    fix="add dcwe to --variants")
     if args.years is not None:
         _years(args.years)
+    for flag in ("--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs"):
+        v = getattr(args, flag[2:].replace("-", "_"))
+        if v is not None and v < 1:
+            raise ValueError(f"{flag} {v}: use a positive number.")
+    if args.lr is not None and not args.lr > 0:
+        raise ValueError(f"--lr {args.lr}: use a positive learning rate (default 5e-5).")
 
 
 def run_train(args) -> int:

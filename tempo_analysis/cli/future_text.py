@@ -77,6 +77,10 @@ def check_train_options(args) -> None:
                    apply_to="--alpha-search learn or fixed", here="--alpha-search grid (it searches alpha itself)")
     if args.variant == "last-n" and args.n is not None and args.n < 1:
         raise ValueError(f"--n {args.n}: use a positive number of training years (e.g. --n 2).")
+    for key in SETTING_FLAGS:
+        v, least = getattr(args, key), 0 if key in ("seed", "pretrain_epochs") else 1
+        if isinstance(v, int) and v < least:
+            raise ValueError(f"--{key.replace('_', '-')} {v}: use a number >= {least}.")
 
 
 def _gen_args(p: argparse.ArgumentParser) -> None:
@@ -127,8 +131,10 @@ def register(subparsers) -> None:
     t.add_argument("--n", type=int, default=None, help="n for --variant last-n (last n training years; default 2)")
     t.add_argument("--out", required=True, help="checkpoint folder to write (a new, empty or earlier run's folder)")
     t.add_argument("--overwrite", action="store_true", help="replace --out even if it holds other files")
-    t.add_argument("--dev-year", type=int, default=None, help="default: 2020 for ACL, else the second-last year")
-    t.add_argument("--test-year", type=int, default=None, help="default: 2021 for ACL, else the last year")
+    t.add_argument("--dev-year", type=int, default=None, help="default: 2020 for ACL, else the second-last year; "
+                                                             "given alone, the test year is the next year with documents")
+    t.add_argument("--test-year", type=int, default=None, help="default: 2021 for ACL, else the last year; given alone, "
+                                                              "the dev year is the last year with documents before it")
     t.add_argument("--first-year", type=int, default=None, help="first training year (ACL paper: 2003)")
     t.add_argument("--max-docs-per-year", type=int, default=None, help="seeded subset per year (CPU budgets)")
     t.add_argument("--progress", action="store_true")
@@ -165,13 +171,51 @@ def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=Fals
     from tempo_analysis.future_text.splits import select_years
 
     frame, _ = load_yearly(spec, progress=progress)
+    if first_year is not None and not (frame["year"] >= first_year).any():
+        years = sorted(set(frame["year"]))
+        raise ValueError(f"--first-year {first_year}: {spec} has no documents from that year on (years present: "
+                         f"{years[0]}-{years[-1]}). Fix: give an earlier first year.")
     return select_years(frame, first_year, max_docs, seed)
+
+
+def check_years(args) -> None:
+    """Typo years and a dev year after the test year fail at once, before the data is read."""
+    for flag in ("--dev-year", "--test-year", "--first-year"):
+        v = getattr(args, flag[2:].replace("-", "_"))
+        if v is not None and not 1000 <= v <= 2100:
+            raise ValueError(f"{flag} {v}: outside 1000-2100 (a typo?). Fix: give a year such as 2020.")
+    if args.dev_year is not None and args.test_year is not None and not args.dev_year < args.test_year:
+        raise ValueError(f"--dev-year {args.dev_year} must come before --test-year {args.test_year}.")
+    if args.max_docs_per_year is not None and args.max_docs_per_year < 1:
+        raise ValueError(f"--max-docs-per-year {args.max_docs_per_year}: use a positive number, or drop it to keep "
+                         "every document.")
+
+
+def split_of(frame, dev_year, test_year) -> tuple:
+    """(dev year, test year) with a year given alone completed from the data: --dev-year alone takes
+    the next year with documents as the test year; --test-year alone, the last year with documents
+    before it as the dev year (neither given: the model's default split)."""
+    if (dev_year is None) == (test_year is None):
+        return dev_year, test_year
+    years = sorted(set(frame["year"]))
+    if dev_year is not None:
+        later = [y for y in years if y > dev_year]
+        if not later:
+            raise ValueError(f"--dev-year {dev_year}: no later year with documents to test on (years present: "
+                             f"{years[0]}-{years[-1]}). Fix: give an earlier --dev-year, or --test-year too.")
+        return dev_year, later[0]
+    earlier = [y for y in years if y < test_year]
+    if not earlier:
+        raise ValueError(f"--test-year {test_year}: no earlier year with documents for dev (years present: "
+                         f"{years[0]}-{years[-1]}). Fix: give a later --test-year, or --dev-year too.")
+    return earlier[-1], test_year
 
 
 def cmd_train(args) -> int:
     from tempo_analysis.outputs import prepare_output_dir
 
     check_train_options(args)
+    check_years(args)
     prepare_output_dir(args.out, overwrite=args.overwrite)          # before any work: fails at once
     if args.lm not in ("default", "tiny"):
         from tempo_analysis.causal_lm import resolve_causal_lm
@@ -183,7 +227,16 @@ def cmd_train(args) -> int:
     s = FutureTextSettings(lm=args.lm, device=args.device, progress=args.progress, **given_settings)
     frame = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, args.progress)
     name = f"last-{args.n or 2}" if args.variant == "last-n" else args.variant
-    fitted = FutureTextModel(s, variants=(name,), dev_year=args.dev_year, test_year=args.test_year).fit(frame)
+    dev_year, test_year = split_of(frame, args.dev_year, args.test_year)
+    if args.variant == "last-n":                                    # checked before the LM is loaded
+        from tempo_analysis.future_text.splits import default_split
+
+        dev = dev_year if dev_year is not None else default_split(frame)[0]
+        n_train = len({int(y) for y in frame["year"] if y < dev})
+        if not 1 <= (args.n or 2) <= n_train - 1:
+            raise ValueError(f"--n {args.n or 2}: the data has {n_train} training years before the dev year {dev}, "
+                             f"so last-n takes 1 <= n <= {n_train - 1}. Fix: give a smaller --n.")
+    fitted = FutureTextModel(s, variants=(name,), dev_year=dev_year, test_year=test_year).fit(frame)
     metrics = {split: fitted.evaluate(name, y) for split, y in (("dev", fitted.dev_year_), ("test", fitted.test_year_))}
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
             "max_docs_per_year": args.max_docs_per_year, "metrics": metrics,

@@ -128,6 +128,11 @@ def settings_from_args(args) -> tuple[dict, dict]:
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite)  # before any work: fails at once
+    for flag, values in (("--window", args.window), ("--max-folds", [args.max_folds]), ("--shots", [args.shots]),
+                         ("--epochs", [args.epochs]), ("--batch-size", [args.batch_size])):
+        bad = [v for v in values if v is not None and v < 1]
+        if bad:  # 0 would otherwise mean "all folds" (--max-folds) or fail only inside the first fold
+            raise ValueError(f"{flag} {bad[0]}: use a positive number.")
     # the command's heavy imports (torch, transformers) load only when it runs, not for `--help`
     import torch
 

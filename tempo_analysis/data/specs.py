@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.errors import DataError, read_frame
 from tempo_analysis.data.locations import data_dir, shared_data_dir
 from tempo_analysis.world.world import World, load_world
 
@@ -341,7 +341,7 @@ def load_yearly(spec, progress: bool = False):
     if len(s.parts) != 1 or not Path(s.path).expanduser().is_file():
         raise DataError(f"--data {s.text!r}: file {s.path!r} not found. Fix: give one existing CSV file "
                         "with columns year, text (e.g. csv:my_texts.csv)")
-    return yearly_frame(pd.read_csv(Path(s.path).expanduser())), None
+    return yearly_frame(read_frame(pd.read_csv, Path(s.path).expanduser(), what="yearly text CSV")), None
 
 
 __all__ += ["YEARLY_SPECS", "load_yearly"]
