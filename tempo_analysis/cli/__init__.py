@@ -84,6 +84,19 @@ def refuse_options(args, flags, *, when: bool, apply_to: str, here: str, fix: st
         raise DataError(f"{', '.join(bad)} {verb} only to {apply_to}, not to {here}. Fix: {way}.")
 
 
+def require_positive(args, *flags: str, least: int = 1) -> None:
+    """Refuse a count or size below ``least`` among ``flags`` (unset = None is fine), naming the option.
+
+    0 would otherwise mean "all" somewhere (``--max-folds``), crash deep inside (a batch size), or
+    fail only after a model was loaded; a list value (``nargs="+"``) is checked item by item.
+    """
+    for flag in flags:
+        value = getattr(args, _dest(flag), None)
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if v is not None and not isinstance(v, bool) and v < least:
+                raise ValueError(f"{flag} {v}: use a number >= {least}.")
+
+
 # exception types that mean "the user's input or options are wrong": one line, exit 2
 USER_ERRORS = (ValueError, KeyError, OSError)
 

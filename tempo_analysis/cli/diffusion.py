@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, refuse_options
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive
 
 ACL_DEFAULTS = {"years": "2017-2020", "theta": 0.01, "min_papers": 30, "max_docs": 40}   # acl-only options
 WORLD_OPTIONS = ["--mode", "--speed", "--world-seed"]
@@ -76,10 +76,7 @@ def check_train_options(args) -> None:
                    fix="add dcwe to --variants")
     if args.years is not None:
         _years(args.years)
-    for flag in ("--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs"):
-        v = getattr(args, flag[2:].replace("-", "_"))
-        if v is not None and v < 1:
-            raise ValueError(f"{flag} {v}: use a positive number.")
+    require_positive(args, "--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs")
     if args.lr is not None and not args.lr > 0:
         raise ValueError(f"--lr {args.lr}: use a positive learning rate (default 5e-5).")
 

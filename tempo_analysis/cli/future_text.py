@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
-from tempo_analysis.cli import refuse_options
+from tempo_analysis.cli import refuse_options, require_positive
 from tempo_analysis.future_text.settings import VARIANTS, FutureTextSettings, GenerationSettings
 
 
@@ -75,12 +75,9 @@ def check_train_options(args) -> None:
                    here=f"--variant {args.variant}")
     refuse_options(args, ["--alpha"], when=args.alpha_search == "grid",
                    apply_to="--alpha-search learn or fixed", here="--alpha-search grid (it searches alpha itself)")
-    if args.variant == "last-n" and args.n is not None and args.n < 1:
-        raise ValueError(f"--n {args.n}: use a positive number of training years (e.g. --n 2).")
-    for key in SETTING_FLAGS:
-        v, least = getattr(args, key), 0 if key in ("seed", "pretrain_epochs") else 1
-        if isinstance(v, int) and v < least:
-            raise ValueError(f"--{key.replace('_', '-')} {v}: use a number >= {least}.")
+    require_positive(args, "--n", "--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size",
+                     "--finetune-steps", "--batch-size", "--window")
+    require_positive(args, "--pretrain-epochs", "--seed", least=0)
 
 
 def _gen_args(p: argparse.ArgumentParser) -> None:
@@ -99,10 +96,7 @@ def check_gen_options(args) -> None:
     """Refuse sampling options without sampling, and sizes that generate nothing."""
     refuse_options(args, ["--top-k", "--top-p"], when=args.greedy, apply_to="sampling (the default)",
                    here="--greedy (plain beam search)", fix="drop --greedy")
-    for flag in ("--num-beams", "--max-new-tokens", "--n", "--n-generate"):
-        v = getattr(args, flag[2:].replace("-", "_"), None)
-        if v is not None and v < 1:
-            raise ValueError(f"{flag} {v}: use a positive number.")
+    require_positive(args, "--num-beams", "--max-new-tokens", "--n", "--n-generate")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise ValueError(f"--top-p {args.top_p}: use a probability in (0, 1], e.g. 0.92.")
 
@@ -186,9 +180,7 @@ def check_years(args) -> None:
             raise ValueError(f"{flag} {v}: outside 1000-2100 (a typo?). Fix: give a year such as 2020.")
     if args.dev_year is not None and args.test_year is not None and not args.dev_year < args.test_year:
         raise ValueError(f"--dev-year {args.dev_year} must come before --test-year {args.test_year}.")
-    if args.max_docs_per_year is not None and args.max_docs_per_year < 1:
-        raise ValueError(f"--max-docs-per-year {args.max_docs_per_year}: use a positive number, or drop it to keep "
-                         "every document.")
+    require_positive(args, "--max-docs-per-year")
 
 
 def split_of(frame, dev_year, test_year) -> tuple:

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, refuse_options
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive
 
 
 def register(subparsers) -> None:
@@ -76,10 +76,7 @@ def check_rank_options(args) -> None:
                    here="--train-epochs 0" if args.train_epochs == 0 else
                    "--method plain without --train-epochs (the pretrained encoder, unchanged)",
                    fix="post-train with --train-epochs N (N > 0)")
-    for flag, value in (("--samples", args.samples), ("--max-sentences", args.max_sentences)):
-        if value is not None and value < 1:
-            raise ValueError(f"{flag} {value}: use a positive number (usages per word and period / sentences "
-                             f"per period), or drop {flag} for the default.")
+    require_positive(args, "--samples", "--max-sentences")
     kind = str(args.data).partition(":")[0].strip().lower()
     refuse_options(args, ["--max-sentences"], when=kind not in TEXT_CORPORA,
                    apply_to="data read from running text (--data semeval:DIR, nltk[:DIR], pseudoword[:DIR])",

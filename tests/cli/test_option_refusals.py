@@ -18,6 +18,11 @@ from tempo_analysis.cli import build_parser, given, main, refuse_options
 
 # command line, the option(s) the message must name, what it must say is the way out
 REFUSED = {
+    "stream evaluate: TempoFormer's time-encoding options with a baseline": (
+        "stream evaluate --baseline random --time-scale 2 --temporal-residual --out {d}/r.json",
+        ["--time-scale", "--temporal-residual"], "drop them"),
+    "stream evaluate: --max-folds above --folds": (
+        "stream evaluate --folds 3 --max-folds 5 --out {d}/r.json", ["--max-folds 5", "--folds 3"], "--max-folds 3"),
     "semantic-change: --form with a method without temporal attention": (
         "semantic-change rank --method plain --form modulated", ["--form"], "choose one of those methods"),
     "semantic-change: --no-time-residual with time-token": (
@@ -66,7 +71,7 @@ REFUSED = {
         "future-text evaluate --checkpoint {d} --year 2020 --greedy --top-p 0.5", ["--top-p"], "drop --greedy"),
     "future-text generate: sampling options with --greedy": (
         "future-text generate --checkpoint {d} --year 2020 --greedy --top-k 5", ["--top-k"], "drop --greedy"),
-    "future-text generate: --n 0": ("future-text generate --checkpoint {d} --year 2020 --n 0", ["--n"], "positive"),
+    "future-text generate: --n 0": ("future-text generate --checkpoint {d} --year 2020 --n 0", ["--n"], ">= 1"),
     "encoder mlm-eval: --no-adapter with another encoder": (
         "encoder mlm-eval --model bert-base-uncased --no-adapter", ["--no-adapter"], "drop --no-adapter"),
     "world: --overwrite with --check": ("world --out {d} --check --overwrite", ["--overwrite"], "drop --check"),
