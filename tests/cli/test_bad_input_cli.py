@@ -20,6 +20,10 @@ ROWS = {
     "stream: --max-folds 0 (ran every fold)": ("stream evaluate --max-folds 0 --out {d}/o.json", ["--max-folds 0"]),
     "stream: --out under a file (failed after the first fold)": (
         "stream evaluate --out {d}/afile/o.json", ["afile", "is a file"]),
+    "stream: --data csv: without a file ('file None not found')": (
+        "stream evaluate --data csv: --out {d}/o.json", ["--data 'csv:'", "names no file"]),
+    "future-text: --data csv: without a file": (
+        "future-text train --variant freq --data csv: --out {d}/ft", ["--data 'csv:'", "names no file"]),
     "semantic-change: --samples 0 (post-trained first)": (
         "semantic-change rank --samples 0 --out {d}/r.tsv", ["--samples 0", ">= 1"]),
     "semantic-change: --out under a file": ("semantic-change rank --out {d}/afile/r.tsv", ["is a file"]),
