@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, require_positive
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive
 from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES  # plain names: no torch at start-up
 
@@ -129,6 +129,9 @@ def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite)  # before any work: fails at once
     require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length")
+    refuse_options(args, ["--tune", "--patience"], when=args.dev_fraction == 0,
+                   apply_to="runs with a dev split (settings are chosen and early stopping is decided on dev)",
+                   here="--dev-fraction 0", fix="give --dev-fraction > 0 (default 0.25)")
     if args.max_folds is not None and args.max_folds > args.folds:
         raise ValueError(f"--max-folds {args.max_folds} is more than the --folds {args.folds} there are. "
                          f"Fix: use --max-folds {args.folds} or fewer, or drop it.")

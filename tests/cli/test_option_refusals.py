@@ -21,6 +21,9 @@ REFUSED = {
     "stream evaluate: TempoFormer's time-encoding options with a baseline": (
         "stream evaluate --baseline random --time-scale 2 --temporal-residual --out {d}/r.json",
         ["--time-scale", "--temporal-residual"], "drop them"),
+    "stream evaluate: --tune and --patience without a dev split": (
+        "stream evaluate --dev-fraction 0 --tune lr=1e-3,1e-4 --patience 2 --out {d}/r.json", ["--tune", "--patience"],
+        "--dev-fraction > 0"),
     "stream evaluate: --max-folds above --folds": (
         "stream evaluate --folds 3 --max-folds 5 --out {d}/r.json", ["--max-folds 5", "--folds 3"], "--max-folds 3"),
     "semantic-change: --form with a method without temporal attention": (
