@@ -8,7 +8,8 @@ import pytest
 from scipy.stats import spearmanr
 
 from tempo_analysis.world import ChangeWorldConfig, change_frames, generate_change_corpus
-from tempo_analysis.world.text_senses import CONTROLS, TARGETS, TEMPLATES, vague_templates
+from tempo_analysis.world.text_cues import CUES, cue_templates
+from tempo_analysis.world.text_senses import ADJECTIVES, CONTROLS, TARGETS, TEMPLATES, vague_templates
 from tempo_analysis.world.util import count_word
 
 
@@ -63,6 +64,42 @@ def test_truth_matches_the_realised_sense_shares(frames):
             got = (clear.sense == r.changing_sense).sum()
             vague = (up.sense == "unclear").sum()
             assert got <= round(share * n) <= got + vague
+
+
+def test_cue_usages_name_their_sense_by_one_cue_word_in_a_neutral_frame(frames):
+    """A cue usage is a probe-like neutral frame plus one cue word of its planted sense: masking the cue
+    leaves only the word and the period to predict it (what a time-aware MLM can learn)."""
+    usages, truth = frames
+    share = ChangeWorldConfig().cue_share
+    assert 0 < share < 1
+    clear = usages[(usages.probe == 0) & (usages.sense != "unclear")]
+    n_cue = 0
+    for r in clear.itertuples():
+        frames_ = cue_templates(r.word, r.word in ADJECTIVES)
+        hits = [c for c in CUES[r.word][r.sense] for f in frames_ if r.text == f.replace("{cue}", c)
+                or _frame_match(f.replace("{cue}", c), r.text)]
+        if hits:
+            n_cue += 1
+            other = [c for s, cs in CUES[r.word].items() if s != r.sense for c in cs]
+            assert not any(count_word(r.text, c) for c in other if c not in CUES[r.word][r.sense]), r.text
+    assert n_cue == pytest.approx(share * len(clear), rel=0.1)
+    # the cue words of a word's two senses differ, and none is a word of the change world
+    words = set(truth.word)
+    for word, senses in CUES.items():
+        lists = list(senses.values())
+        assert all(not (set(a) & set(b)) for i, a in enumerate(lists) for b in lists[i + 1:])
+        assert not any(c in words for cs in lists for c in cs)
+    none, _ = change_frames(ChangeWorldConfig(cue_share=0.0, n_probes_per_word=0))
+    assert not any(_frame_match(f.replace("{cue}", c), t) for t in none.text[:200]
+                   for w in ("cell",) for f in cue_templates(w, False) for c in CUES[w]["phone"])
+
+
+def _frame_match(template: str, text: str) -> bool:
+    """``text`` is ``template`` with its {who}/{when} slots filled."""
+    import re
+    pattern = re.escape(template[:1].upper() + template[1:]).replace(r"\{who\}", ".+").replace(r"\{when\}", ".+")
+    pattern = pattern.replace(re.escape("{who}"), ".+").replace(re.escape("{when}"), ".+")
+    return re.fullmatch(pattern, text, flags=re.IGNORECASE) is not None
 
 
 def test_graded_values_are_spread(frames):
