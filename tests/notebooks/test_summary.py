@@ -166,6 +166,9 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     # the control finds the time-only switches no better than a guess from the class priors
     assert v["stream.time_only_recall.control"] <= v["stream.time_only_recall.chance"] + 0.1, v
     assert v["stream.tempoformer.macro_f1"] == pytest.approx(v["stream.control.macro_f1"] + v["stream.time_effect"])
+    # among the baselines, the BiLSTM that reads the gaps finds the time-only switches; the one that does not, not
+    assert v["stream.bilstm.time_only_recall"] <= v["stream.time_only_recall.chance"] + 0.1, v
+    assert v["stream.time_bilstm.time_only_recall"] >= v["stream.bilstm.time_only_recall"] + 0.3, v
 
 
 # ---------------------------------------------------------------- notebook 02 (semantic change): time must matter
