@@ -194,7 +194,8 @@ def test_semantic_change_notebook_records_that_time_matters(notebook_runs):
 
 # ---------------------------------------------------------------- notebook 03 (diffusion): time must matter
 DIFFUSION_NOTEBOOK = "03_social_diffusion"
-DIFFUSION_KEYS = ("dcwe_ppl", "cwe_ppl", "dcwe.perplexity", "cwe.perplexity", "sigma_precision_at_k", "offset_ratio")
+DIFFUSION_KEYS = ("dcwe_ppl", "cwe_ppl", "dcwe.perplexity", "cwe.perplexity", "dcwe_companion_ppl", "cwe_companion_ppl",
+                  "sigma_precision_at_k", "offset_ratio")
 
 
 def _diffusion_values(notebook_runs) -> dict:
