@@ -160,18 +160,28 @@ class PlainMLM(nn.Module):
 
 
 @torch.no_grad()
-def mlm_perplexity(model: nn.Module, batches: list[dict], device=None) -> float:
-    """exp(mean cross-entropy over all masked tokens of `batches`) — the task loss only, no priors."""
+def mlm_perplexity(model: nn.Module, batches: list[dict], device=None, only=None) -> float:
+    """exp(mean cross-entropy over all masked tokens of `batches`) — the task loss only, no priors.
+
+    only: token ids; score only the masked tokens whose true token is one of them (e.g. the planted
+    companions, the only tokens whose choice depends on the unit and the time). The same masks and
+    models, so the part of the perplexity that the unit and the time could lower is read apart.
+    """
     model.eval()
     device = device or next(model.parameters()).device
+    keep = None if only is None else torch.as_tensor(sorted({int(t) for t in only}), dtype=torch.long)
     total, count = 0.0, 0
     for b in batches:
         b = {k: v.to(device) for k, v in b.items()}
         labels = b["labels"]
         logits = model(**b).logits                    # [n_masked, V]: labelled positions only
         target = labels[labels != -100]
-        total += F.cross_entropy(logits, target, reduction="sum").item()
-        count += int(target.numel())
+        ce = F.cross_entropy(logits, target, reduction="none")
+        if keep is not None:
+            ce = ce[torch.isin(target, keep.to(target.device))]
+        total += ce.sum().item()
+        count += int(ce.numel())
     if count == 0:
-        raise ValueError("mlm_perplexity: the held-out batches have no masked tokens; give more held-out text.")
+        what = "masked tokens" if keep is None else f"masked tokens among the {len(keep)} ids of `only`"
+        raise ValueError(f"mlm_perplexity: the held-out batches have no {what}; give more held-out text.")
     return math.exp(total / count)

@@ -244,6 +244,28 @@ class DiffusionMapper:
         """The trained DCWE model (``models_["dcwe"]``)."""
         return self.model("dcwe")
 
+    def held_out_perplexity(self, words=None, variants=None) -> dict:
+        """{variant: perplexity} on the test split's fixed masks (the masks ``fit`` scored with).
+
+        words: score only the masked tokens that are one of these words (each must be one token),
+        e.g. the planted companions: the tokens whose choice the unit and the time decide.
+        """
+        self._check_fitted()
+        cfg, tok = self.config, self.tokenizer_
+        only = None
+        if words is not None:
+            only = []
+            for w in words:
+                ids = tok(w, add_special_tokens=False)["input_ids"]
+                if len(ids) != 1:
+                    raise ValueError(f"held_out_perplexity: {w!r} is {len(ids)} tokens for this tokenizer; "
+                                     "pass one-token words.")
+                only.append(ids[0])
+        ds = SocialMLMDataset(self.splits_["test"], tok, self.corpus_.unit_index, self.corpus_.slice_index,
+                              cfg.max_length)
+        batches = fixed_mlm_batches(ds, tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
+        return {v: mlm_perplexity(self.models_[v], batches, only=only) for v in (variants or self.models_)}
+
     # -- analyses ------------------------------------------------------------------------------
     def context_index(self, variant: str = "dcwe", frame: pd.DataFrame | None = None, *,
                       max_docs_per_unit_slice: int | None = None, batch_size: int = 32, max_length: int = 128,

@@ -51,12 +51,23 @@ def test_offset_ratio_is_larger_where_offsets_move(model):
 def test_prediction_rhat_cwe_gives_one_answer_and_zero_offsets_change_nothing(model):
     m, tok = model
     g = nx.Graph([("a", "b"), ("b", "c")])
-    plain = prediction_rhat(PlainMLM(m.encoder), tok, "cloud", "server", ["a", "b", "c"], [0, 1], n_neighbors=3,
+    units, slices = ["a", "b", "c"], [0, 1]
+    plain = prediction_rhat(PlainMLM(m.encoder), tok, "cloud", "server", units, slices, n_neighbors=3,
                             candidates=m.dynamic_token_ids)
     assert plain["rank"].nunique() == 1 and len(plain) == 6    # no unit or time input: one answer
-    with torch.no_grad():   # a large offset in slice 1 only: slice 0 still reads as the plain encoder
-        m.dynamic.ffns[1].fc2.bias.normal_(0, 5.0, generator=torch.Generator().manual_seed(0))
-    dyn = prediction_rhat(m, tok, "cloud", "server", ["a", "b", "c"], [0, 1], n_neighbors=3)
-    assert dyn[dyn["time"] == 0]["rank"].tolist() == plain[plain["time"] == 0]["rank"].tolist()
-    result = analyze_rhat(dyn, g, ["a", "b", "c"], [0, 1], "cloud", "server")
-    assert set(result.first) == {"a", "b", "c"}
+    # a large offset in slice 1 only, which depends on the unit (through the unit's social vector):
+    # slice 0 still reads as the plain encoder, slice 1 differs from it, and from unit to unit
+    with torch.no_grad():
+        ffn = m.dynamic.ffns[1]
+        gen = torch.Generator().manual_seed(0)
+        ffn.fc2.weight.normal_(0, 1.0, generator=gen)
+        ffn.fc1.weight[:, -m.config.social_dim:].normal_(0, 5.0, generator=gen)
+    vocab = list(range(len(tok)))          # every word a candidate: a moved offset moves the anchor's rank
+    base = prediction_rhat(PlainMLM(m.encoder), tok, "cloud", "server", units, slices, candidates=vocab)
+    dyn = prediction_rhat(m, tok, "cloud", "server", units, slices, n_neighbors=3, candidates=vocab)
+    by = dyn.set_index(["unit", "time"])["rank"]
+    assert [by[(u, 0)] for u in units] == base[base["time"] == 0]["rank"].tolist()   # slice 0: no offset
+    assert all(by[(u, 1)] != by[(u, 0)] for u in units)     # slice 1 is read with slice 1's offsets
+    assert len({by[(u, 1)] for u in units}) == len(units)   # ... and with each unit's own
+    result = analyze_rhat(dyn, g, units, slices, "cloud", "server")
+    assert set(result.first) == set(units)

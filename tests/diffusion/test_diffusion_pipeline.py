@@ -56,6 +56,21 @@ def test_variants_and_perplexity(run):
     assert sum(sizes.values()) == len(run.corpus_) and sizes["test"] > sizes["dev"] > 0
 
 
+def test_held_out_perplexity_reads_the_fit_masks_and_the_companions_apart(run):
+    """The same fixed test masks as fit (so the numbers match perplexity_), and `words` scores only
+    the masked tokens of those words (here the planted companions, which the unit and time decide)."""
+    whole = run.held_out_perplexity()
+    assert whole == pytest.approx({k: v for k, v in run.perplexity_.items() if k != "start"})
+    companions = ["server", "rain", "viewers", "fish"]
+    part = run.held_out_perplexity(words=companions, variants=("dcwe", "cwe"))
+    assert set(part) == {"dcwe", "cwe"} and all(math.isfinite(v) and v > 1 for v in part.values())
+    assert all(part[v] != pytest.approx(whole[v]) for v in part)     # a different set of tokens
+    with pytest.raises(ValueError, match="no masked tokens among"):
+        run.held_out_perplexity(words=["zebra"])
+    with pytest.raises(ValueError, match="one-token words"):
+        run.held_out_perplexity(words=["cloud server"])
+
+
 def test_save_load_roundtrip(run, tmp_path):
     run.save(tmp_path / "run")
     again = DiffusionMapper.load(tmp_path / "run")

@@ -196,3 +196,45 @@ def test_semantic_change_notebook_records_that_time_matters(notebook_runs):
     for m in ("temporal-attention", "no-time", "plain", "time-token", "both", "frequency"):
         lo, hi = v[f"semantic_change.{m}.spearman_ci_low"], v[f"semantic_change.{m}.spearman_ci_high"]
         assert lo <= v[f"semantic_change.{m}.spearman"] + 1e-9 and v[f"semantic_change.{m}.spearman"] <= hi + 1e-9
+
+
+# ---------------------------------------------------------------- notebook 03 (diffusion): time must matter
+DIFFUSION_NOTEBOOK = "03_social_diffusion"
+DIFFUSION_KEYS = ("dcwe_ppl", "cwe_ppl", "dcwe.perplexity", "cwe.perplexity", "dcwe_companion_ppl", "cwe_companion_ppl",
+                  "sigma_precision_at_k", "offset_ratio")
+
+
+def _diffusion_values(notebook_runs) -> dict:
+    from _notebook_runs import NOTEBOOKS
+
+    path = next((p for p in NOTEBOOKS if p.stem == DIFFUSION_NOTEBOOK), None)
+    if path is None:
+        pytest.skip(f"{DIFFUSION_NOTEBOOK} is not among the tested notebooks")
+    run = notebook_runs.get(path)
+    assert run.ok, "\n".join(run.errors)
+    return notebook_runs.values(path)
+
+
+@pytest.mark.slow
+def test_diffusion_notebook_records_dcwe_beside_its_control(notebook_runs):
+    """Notebook 03 records DCWE's and the time-blind control's (CWE) held-out perplexity, the
+    sigma precision@k and the offset ratio under diffusion.*."""
+    v = _diffusion_values(notebook_runs)
+    missing = [k for k in DIFFUSION_KEYS if f"diffusion.{k}" not in v]
+    assert not missing, missing
+    assert v["diffusion.dcwe.perplexity"] == v["diffusion.dcwe_ppl"] > 1
+    assert v["diffusion.cwe.perplexity"] == v["diffusion.cwe_ppl"] > 1
+    assert 0 <= v["diffusion.sigma_precision_at_k"] <= 1 and v["diffusion.offset_ratio"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="known: at notebook 03's defaults DCWE fits worse than CWE (16.5 vs 15.4), sigma "
+                          "precision@k is 0.75 and the offset ratio 1.29 (docs/methods/diffusion.md, Results)")
+def test_diffusion_notebook_records_that_unit_and_time_matter(notebook_runs):
+    """The targets: DCWE's held-out perplexity >= 5% below CWE's (same budget and seed), the most
+    variable words are the planted changing words, and their offsets are clearly the larger."""
+    v = _diffusion_values(notebook_runs)
+    assert v["diffusion.dcwe_ppl"] <= 0.95 * v["diffusion.cwe_ppl"], v
+    assert v["diffusion.sigma_precision_at_k"] >= 0.8, v
+    assert v["diffusion.offset_ratio"] > 1.2, v
