@@ -174,3 +174,73 @@ if freq_name is not None:
 
 # %%
 results.round(3)
+
+# %% [markdown]
+# ## Exercises
+# Two questions about the temporal word bias. Each has a cell for your answer (replace
+# `raise NotImplementedError()` with your code) and a check cell below it. Nothing here trains or
+# generates: use what was computed above (`future`, the fitted `FutureTextModel`; `WORDS`;
+# `response`, the trend injection). The questions assume the planted world (`DATA = "world"`), where
+# *transformer* and *pretraining* rise and *kernel* and *lexicon* fall.
+
+# %%
+import pandas as pd
+
+from tempo_analysis.exercises import check
+from tempo_analysis.future_text.whatif import forecast_bias, word_token
+
+# %% [markdown]
+# ### Exercise 1 · The bias the control never gets
+# `forecast_bias(future.get_model(name), year)` is the bias a model adds to the LM's logits for
+# `year`, one number per token of the vocabulary; `word_token(future.tokenizer_, word)` is the token
+# that starts `word` in running text. **Predict first**: in the test year, which gets the larger
+# bias from the `freq` model, a rising word or a falling one? And what bias does the time-blind
+# control (`baseline`) give any word? Then compute both models' bias for every word of `WORDS`.
+
+# %%
+test_bias = {"freq": None, "baseline": None}
+### BEGIN SOLUTION
+for model_name in test_bias:
+    full = forecast_bias(future.get_model(model_name), future.test_year_)
+    test_bias[model_name] = {w: float(full[word_token(future.tokenizer_, w)]) for w in WORDS}
+### END SOLUTION
+pd.DataFrame(test_bias)
+
+# %% tags=["check"]
+check(test_bias["baseline"] is not None and all(v == 0 for v in test_bias["baseline"].values()),
+      "the control adds no bias to any word: it does not know which year it writes for",
+      hint="forecast_bias(future.get_model('baseline'), future.test_year_)")
+expected = forecast_bias(future.get_model("freq"), future.test_year_)
+check(test_bias["freq"] is not None
+      and all(abs(test_bias["freq"][w] - expected[word_token(future.tokenizer_, w)]) < 1e-6 for w in WORDS),
+      "the freq model's bias for each word", hint="index the bias with word_token(future.tokenizer_, word)")
+check(min(test_bias["freq"][w] for w in ("transformer", "pretraining"))
+      > max(test_bias["freq"][w] for w in ("kernel", "lexicon")),
+      "the rising words get a larger push than the falling ones")
+
+# %% [markdown]
+# ### Exercise 2 · Move the target year
+# The bias is a forecast from each word's history *before* the target year, so it moves when the
+# year moves. Compute the `freq` model's bias for *transformer* (rising) and *kernel* (falling) for
+# every year from `future.dev_year_ - 4` to `future.test_year_`. Before you run it: which way should
+# each word's bias go as the year advances?
+
+# %%
+bias_by_year = None  # {word: {year: bias}}
+### BEGIN SOLUTION
+years = range(future.dev_year_ - 4, future.test_year_ + 1)
+bias_by_year = {w: {} for w in ("transformer", "kernel")}
+for year in years:
+    full = forecast_bias(future.get_model("freq"), year)
+    for w in bias_by_year:
+        bias_by_year[w][year] = float(full[word_token(future.tokenizer_, w)])
+### END SOLUTION
+pd.DataFrame(bias_by_year)
+
+# %% tags=["check"]
+years = list(range(future.dev_year_ - 4, future.test_year_ + 1))
+check(bias_by_year is not None and all(sorted(bias_by_year[w]) == years for w in ("transformer", "kernel")),
+      f"a bias for every year {years[0]}-{years[-1]}", hint="one forecast_bias(...) per year")
+rise = bias_by_year["transformer"][years[-1]] - bias_by_year["transformer"][years[0]]
+fall = bias_by_year["kernel"][years[-1]] - bias_by_year["kernel"][years[0]]
+check(rise > 0 > fall, f"transformer's bias grows ({rise:+.2f}) and kernel's shrinks ({fall:+.2f}) as the year advances")
