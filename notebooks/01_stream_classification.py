@@ -272,6 +272,27 @@ display(pd.DataFrame(rows, index=names).T.round(3))
 print(f"notebook ran in {time.perf_counter() - T0:.0f} s")
 
 # %% [markdown]
+# **Does the panel answer, and how fast?** The same what-if panel, driven from code as a person would
+# drag its gap slider, back and forth between a burst and a silence: each move re-scores the post
+# (nothing is retrained). The time until the bars hold the new prediction is measured in the kernel
+# (the browser's redraw comes on top of it).
+
+# %%
+import plotly.graph_objects as go
+
+from tempo_analysis.widgets.drive import find_widget, respond
+
+panel = what_if_panel(clf, test)
+bars = find_widget(panel, kind=go.FigureWidget)
+drive = respond(find_widget(panel, description="gap (s)"), [10.0, 86400.0, 30.0, 2 * 86400.0, 120.0],
+                read=lambda: tuple(bars.data[0].y))
+print(f"the bars changed on {sum(drive['changed'])} of {len(drive['changed'])} moves of the gap; "
+      f"median {drive['median_ms']:.0f} ms per move")
+if RECORD:
+    record_summary({"ui.latency_ms.01_stream_classification": round(drive["median_ms"], 1),
+                    "ui.responds.01_stream_classification": drive["responds"]}, notebook="01_stream_classification")
+
+# %% [markdown]
 # ## Exercises
 # Three short questions about what time does in this model. Each has a cell for your answer
 # (replace `raise NotImplementedError()` with your code) and a check cell below it that tells you

@@ -163,3 +163,20 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     # the control finds the time-only switches no better than a guess from the class priors
     assert v["stream.time_only_recall.control"] <= v["stream.time_only_recall.chance"] + 0.1, v
     assert v["stream.tempoformer.macro_f1"] == pytest.approx(v["stream.control.macro_f1"] + v["stream.time_effect"])
+
+
+# ---------------------------------------------------------------- teaching: a what-if widget driven in the kernel
+@pytest.mark.slow
+def test_stream_what_if_panel_responds_and_its_latency_is_recorded(notebook_runs):
+    """Notebook 01 drives its what-if panel's gap slider from code (tempo_analysis.widgets.drive): the
+    bars change on every move, and the median kernel-side time per move is recorded (not judged)."""
+    from _notebook_runs import NOTEBOOKS
+
+    path = next((p for p in NOTEBOOKS if p.stem == STREAM_NOTEBOOK), None)
+    if path is None:
+        pytest.skip(f"{STREAM_NOTEBOOK} is not among the tested notebooks")
+    run = notebook_runs.get(path)
+    assert run.ok, "\n".join(run.errors)
+    v = notebook_runs.values(path)
+    assert v[f"ui.responds.{STREAM_NOTEBOOK}"] is True, "the what-if bars did not change when the gap moved"
+    assert v[f"ui.latency_ms.{STREAM_NOTEBOOK}"] > 0
