@@ -76,3 +76,16 @@ def test_the_student_version_keeps_the_lesson_and_drops_the_answers(path):
             assert answer and answer not in theirs.source and "raise NotImplementedError()" in theirs.source
         else:
             assert theirs.source == mine.source
+
+
+def test_make_exercises_hands_out_the_method_notebooks(tmp_path, capsys):
+    import make_exercises
+
+    assert make_exercises.main(["--out", str(tmp_path)] + [p.stem for p in METHOD_NOTEBOOKS]) == 0
+    said = capsys.readouterr().out
+    for path in METHOD_NOTEBOOKS:
+        teacher = nbformat.read(path, as_version=4)
+        student = nbformat.read(tmp_path / path.name, as_version=4)
+        assert f"{path.name}: {exercise_count(teacher)} exercise(s)" in said
+        assert not any(has_solution(c) for c in student.cells), f"{path.name}: a solution was handed out"
+        assert exercise_count(student) == exercise_count(teacher)
