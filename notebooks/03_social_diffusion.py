@@ -294,8 +294,8 @@ planted_walk_share, cwe_first_slices = None, None
 order = {s: i for i, s in enumerate(corpus.slices)}
 first = truth["first_slice"]
 later = [(u, s) for u, s in first.items() if s is not None and order[s] > 0]
-by_walk = [any(first.get(v) is not None and order[first[v]] < order[s] for v in corpus.graph.neighbors(u))
-           for u, s in later]
+neighbours = {u: list(corpus.graph.neighbors(u)) if u in corpus.graph else [] for u, _ in later}
+by_walk = [any(first.get(v) is not None and order[first[v]] < order[s] for v in neighbours[u]) for u, s in later]
 planted_walk_share = sum(by_walk) / len(later)
 cwe_first = read_map(mapper.models_["cwe"], corpus, WORD, ANCHOR).first
 cwe_first_slices = sorted({s for s in cwe_first.values() if s is not None})
