@@ -221,17 +221,22 @@ def prepare_output_dir(path, *, overwrite: bool = False) -> Path:
                 f"output folder {str(path)!r} already exists, is not empty and was not created by tempo_analysis "
                 f"(no {MANIFEST} in it), so it is not replaced. Fix: pass a new or empty folder, or --overwrite "
                 "(overwrite=True) to replace it as a whole.")
+    _check_parent(path, "output folder")
+    return path
+
+
+def _check_parent(path: Path, what: str) -> None:
+    """Refuse a path whose nearest existing ancestor is a file or a folder we cannot write to."""
+    parent = path.absolute().parent
     base = parent
     while not base.exists():
         base = base.parent
     if not base.is_dir():
-        raise OutputExistsError(f"cannot create output folder {str(path)!r}: {str(base)!r} is a file. "
+        raise OutputExistsError(f"cannot create {what} {str(path)!r}: {str(base)!r} is a file. "
                                 "Fix: choose another path.")
-    check = parent if parent.exists() else base
-    if not os.access(check, os.W_OK | os.X_OK):
-        raise OutputExistsError(f"cannot write output folder {str(path)!r}: {str(check)!r} is not writable. "
+    if not os.access(base, os.W_OK | os.X_OK):
+        raise OutputExistsError(f"cannot write {what} {str(path)!r}: {str(base)!r} is not writable. "
                                 "Fix: choose a folder you can write to.")
-    return path
 
 
 @contextlib.contextmanager
@@ -284,6 +289,7 @@ def prepare_output_file(path, *, overwrite: bool = False) -> Path:
         raise OutputExistsError(
             f"output file {str(path)!r} already exists and was not written by tempo_analysis, so it is not "
             "replaced. Fix: pass a new file name, or --overwrite (overwrite=True) to replace it.")
+    _check_parent(path, "output file")       # under a file, or in a read-only folder: refused now, not after the work
     return path
 
 

@@ -53,6 +53,50 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
                              "(by default such a file or non-empty folder is refused)")
 
 
+def _dest(flag: str) -> str:
+    return flag.lstrip("-").replace("-", "_")
+
+
+def given(args, *flags: str) -> list[str]:
+    """The ``flags`` (``"--vocab-size"``) set on the command line.
+
+    An option counts as set when its value is not None and not False: options that apply only
+    in some combinations take ``default=None`` (or ``store_true``) and fill in their documented
+    default in the command, so that an option typed at its default value is still seen as given.
+    """
+    return [f for f in flags if getattr(args, _dest(f), None) not in (None, False)]
+
+
+def refuse_options(args, flags, *, when: bool, apply_to: str, here: str, fix: str | None = None) -> None:
+    """Refuse the ``flags`` the user gave ``when`` they do not apply: one clear error, exit 2.
+
+    ``apply_to``: what the options apply to (``"--lm tiny"``); ``here``: what the command line
+    chose instead (``"--lm default"``); ``fix``: the other way out besides dropping them. Called
+    before any data or model is loaded, so a meaningless combination fails at once and is never
+    silently ignored (nor recorded in a results file as if it had been used).
+    """
+    from tempo_analysis.data.errors import DataError  # no pandas/torch: --help stays fast
+
+    bad = given(args, *flags) if when else []
+    if bad:
+        verb = "applies" if len(bad) == 1 else "apply"
+        way = f"drop {', '.join(bad)}" + (f", or {fix}" if fix else "")
+        raise DataError(f"{', '.join(bad)} {verb} only to {apply_to}, not to {here}. Fix: {way}.")
+
+
+def require_positive(args, *flags: str, least: int = 1) -> None:
+    """Refuse a count or size below ``least`` among ``flags`` (unset = None is fine), naming the option.
+
+    0 would otherwise mean "all" somewhere (``--max-folds``), crash deep inside (a batch size), or
+    fail only after a model was loaded; a list value (``nargs="+"``) is checked item by item.
+    """
+    for flag in flags:
+        value = getattr(args, _dest(flag), None)
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if v is not None and not isinstance(v, bool) and v < least:
+                raise ValueError(f"{flag} {v}: use a number >= {least}.")
+
+
 # exception types that mean "the user's input or options are wrong": one line, exit 2
 USER_ERRORS = (ValueError, KeyError, OSError)
 

@@ -21,7 +21,11 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive
+
+ACL_DEFAULTS = {"years": "2017-2020", "theta": 0.01, "min_papers": 30, "max_docs": 40}   # acl-only options
+WORLD_OPTIONS = ["--mode", "--speed", "--world-seed"]
+ACL_OPTIONS = ["--years", "--theta", "--min-papers", "--max-docs"]
 
 
 def _years(text: str) -> list[int]:
@@ -29,10 +33,18 @@ def _years(text: str) -> list[int]:
     try:
         if "-" in text:
             a, b = text.split("-", 1)
-            return list(range(int(a), int(b) + 1))
-        return [int(y) for y in text.split(",")]
+            years = list(range(int(a), int(b) + 1))
+        else:
+            years = [int(y) for y in text.split(",")]
     except ValueError:
         raise ValueError(f"--years {text!r}: use FIRST-LAST (2017-2020) or a comma list (2017,2019).") from None
+    if not years:
+        raise ValueError(f"--years {text!r}: the range runs backwards. Fix: write FIRST-LAST with FIRST <= LAST "
+                         "(e.g. 2017-2020).")
+    outside = sorted({y for y in years if not 1000 <= y <= 2100})
+    if outside:
+        raise ValueError(f"--years {text!r}: years {outside[:3]} lie outside 1000-2100 (a typo?). Fix: correct them.")
+    return years
 
 
 def _load_corpus(args) -> tuple:
@@ -41,21 +53,49 @@ def _load_corpus(args) -> tuple:
 
     changes = {k: v for k, v in (("mode", getattr(args, "mode", None)), ("speed", getattr(args, "speed", None)),
                                  ("seed", getattr(args, "world_seed", None))) if v is not None}
-    return load_social(args.data, world=changes or None, years=_years(args.years), theta=args.theta,
-                       min_papers=args.min_papers, max_docs_per_unit_slice=args.max_docs, seed=args.seed,
+    acl = {k: ACL_DEFAULTS[k] if getattr(args, k, None) is None else getattr(args, k) for k in ACL_DEFAULTS}
+    return load_social(args.data, world=changes or None, years=_years(acl["years"]), theta=acl["theta"],
+                       min_papers=acl["min_papers"], max_docs_per_unit_slice=acl["max_docs"], seed=args.seed,
                        progress=not args.no_progress)
+
+
+def check_train_options(args) -> None:
+    """Refuse the options that do not apply to the chosen data or variants (before any work)."""
+    spec = str(args.data).strip()
+    kind = spec.partition(":")[0].strip().lower()
+    refuse_options(args, WORLD_OPTIONS, when=spec.lower() != "world",
+                   apply_to="--data world (the planted world, regenerated in memory with them)",
+                   here=f"--data {spec}" + (" (a world folder is read as it is)" if kind == "world" else ""),
+                   fix="write such a world with `tempo-analysis world --out DIR --mode ...` and pass --data world:DIR/world"
+                   if kind == "world" else None)
+    refuse_options(args, ACL_OPTIONS, when=kind != "acl", apply_to="--data acl[:XML_DIR] (the ACL venue network)",
+                   here=f"--data {spec}")
+    variants = {v.strip() for v in str(args.variants).split(",") if v.strip()}
+    refuse_options(args, ["--lambda-w"], when=bool(variants) and not variants & {"dcwe", "sa", "ta"},
+                   apply_to="the variants with dynamic offsets (dcwe, sa, ta)", here=f"--variants {args.variants}",
+                   fix="add dcwe to --variants")
+    if args.years is not None:
+        _years(args.years)
+    require_positive(args, "--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs")
+    if args.lr is not None and not args.lr > 0:
+        raise ValueError(f"--lr {args.lr}: use a positive learning rate (default 5e-5).")
 
 
 def run_train(args) -> int:
     from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig  # cli: imported when run
     from tempo_analysis.outputs import prepare_output_dir
 
+    check_train_options(args)
     prepare_output_dir(args.out, overwrite=args.overwrite)  # before any work: a refused --out fails at once
-    corpus, truth = _load_corpus(args)
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
-    cfg = DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs, max_steps=args.max_steps,
-                               batch_size=args.batch_size, lr=args.lr, lambda_w=args.lambda_w, seed=args.seed,
-                               device=args.device, progress=not args.no_progress, max_length=args.max_length)
+    lambda_w = {} if args.lambda_w is None else {"lambda_w": args.lambda_w}
+    try:  # the settings are checked before the corpus is loaded
+        cfg = DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs, max_steps=args.max_steps,
+                                   batch_size=args.batch_size, lr=args.lr, seed=args.seed, device=args.device,
+                                   progress=not args.no_progress, max_length=args.max_length, **lambda_w)
+    except ValueError as e:
+        raise ValueError(str(e).replace("DiffusionTrainConfig.", "--").replace("variants=", "variants ")) from None
+    corpus, truth = _load_corpus(args)
     print(f"training {', '.join(variants)} on {corpus}", file=sys.stderr)
     mapper = DiffusionMapper(cfg).fit(corpus)
     out = mapper.save(args.out, overwrite=args.overwrite,
@@ -69,13 +109,16 @@ def run_analyze(args) -> int:
     from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when the command runs
     from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
+    if args.n != "auto" and not (str(args.n).isdigit() and int(args.n) > 0):
+        raise ValueError(f"--n {args.n!r}: use a positive integer (paper: 100) or 'auto'.")
+    if args.word.strip().lower() == args.anchor.strip().lower():
+        raise ValueError(f"--word and --anchor are the same ({args.word!r}): r-hat measures how close a word's "
+                         "neighbours come to ANOTHER word. Fix: give the planted anchor, e.g. --anchor server.")
     prepare_output_file(args.out, overwrite=args.overwrite)
     ckpt = Path(args.checkpoint)
     mapper = DiffusionMapper.load(ckpt, variants=[args.variant])
     if args.variant not in mapper.models_:
         raise ValueError(f"--variant {args.variant!r} is not in {ckpt} (it has {sorted(mapper.config.variants)}).")
-    if args.n != "auto" and not str(args.n).isdigit():
-        raise ValueError(f"--n {args.n!r}: use a positive integer (paper: 100) or 'auto'.")
     n = args.n if args.n == "auto" else int(args.n)
     index = mapper.context_index(args.variant, max_docs_per_unit_slice=args.max_docs, progress=not args.no_progress)
     result = mapper.analyze(args.word, args.anchor, index=index, n_neighbors=n, threshold=args.threshold)
@@ -110,7 +153,8 @@ def register(subparsers) -> None:
     t.add_argument("--max-steps", type=int, default=None, help="cap on optimiser steps per model")
     t.add_argument("--batch-size", type=int, default=16)
     t.add_argument("--lr", type=float, default=5e-5)
-    t.add_argument("--lambda-w", type=float, default=100.0, help="random-walk prior (lambda_a = 1e-3 * lambda_w)")
+    t.add_argument("--lambda-w", type=float, default=None,
+                   help="random-walk prior of dcwe, sa, ta (default 100; lambda_a = 1e-3 * lambda_w)")
     t.add_argument("--max-length", type=int, default=64, help="tokens per document")
     t.add_argument("--seed", type=int, default=0)
     t.add_argument("--device", default="auto")
@@ -118,10 +162,12 @@ def register(subparsers) -> None:
                    help="world only: regenerate it in memory with this mode")
     t.add_argument("--speed", type=int, default=None, help="world only: regenerate with this many adopters per slice")
     t.add_argument("--world-seed", type=int, default=None, help="world only: regenerate with this seed")
-    t.add_argument("--years", default="2017-2020", help="acl only: years (slices)")
-    t.add_argument("--theta", type=float, default=0.01, help="acl only: author-Jaccard edge threshold")
-    t.add_argument("--min-papers", type=int, default=30, help="acl only: keep venues with this many abstracts")
-    t.add_argument("--max-docs", type=int, default=40, help="acl only: abstracts sampled per (venue, year)")
+    t.add_argument("--years", default=None, help="acl only: years (slices; default 2017-2020)")
+    t.add_argument("--theta", type=float, default=None, help="acl only: author-Jaccard edge threshold (default 0.01)")
+    t.add_argument("--min-papers", type=int, default=None,
+                   help="acl only: keep venues with this many abstracts (default 30)")
+    t.add_argument("--max-docs", type=int, default=None, help="acl only: abstracts sampled per (venue, year) "
+                                                               "(default 40)")
     t.add_argument("--no-progress", action="store_true")
     t.set_defaults(func=run_train)
 

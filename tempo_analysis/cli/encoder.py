@@ -33,6 +33,11 @@ def run(args: argparse.Namespace) -> int:
     from tempo_analysis.encoder_mlm import brown_sentences, mlm_eval
     from tempo_analysis.encoders import load_encoder
 
+    from tempo_analysis.cli import refuse_options
+
+    refuse_options(args, ["--no-adapter"], when=args.model != "default",
+                   apply_to="--model default (the MLM adapter belongs to the embedded encoder)",
+                   here=f"--model {args.model}")
     if args.sentences < 1:
         raise ValueError(f"--sentences must be >= 1, got {args.sentences}.")
     if not 0 < args.mask_prob < 1:

@@ -24,7 +24,16 @@ import json
 from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
+from tempo_analysis.cli import refuse_options, require_positive
 from tempo_analysis.future_text.settings import VARIANTS, FutureTextSettings, GenerationSettings
+
+
+TINY_OPTIONS = ["--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size", "--pretrain-epochs"]
+BIAS_OPTIONS = ["--alpha", "--alpha-search"]     # the temporal bias: not in baseline and last-n
+WINDOW_VARIANTS = ("freq", "context", "context2")  # the variants whose LSTM reads --window years
+# the options above default to None on the command line (so that a given one is seen); these fill them
+SETTING_FLAGS = ("vocab_size", "n_layer", "n_embd", "n_head", "block_size", "pretrain_epochs", "finetune_steps",
+                 "batch_size", "window", "alpha", "alpha_search", "seed")
 
 
 def _settings_args(p: argparse.ArgumentParser) -> None:
@@ -34,19 +43,41 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
                                               "trained here; the --vocab-size .. --pretrain-epochs flags), an HF "
                                               "name (online) or a local folder")
     g.add_argument("--device", default=None, help="cpu, cuda, mps (default: cuda, then mps, then cpu)")
-    g.add_argument("--alpha-search", default=d.alpha_search, choices=("learn", "grid", "fixed"),
-                   help="alpha learned from --alpha, searched on dev perplexity over 1, 1e-1, ..., 1e-5, or fixed")
-    g.add_argument("--vocab-size", type=int, default=d.vocab_size, help="BPE vocabulary size (--lm tiny)")
-    g.add_argument("--n-layer", type=int, default=d.n_layer)
-    g.add_argument("--n-embd", type=int, default=d.n_embd)
-    g.add_argument("--n-head", type=int, default=d.n_head)
-    g.add_argument("--block-size", type=int, default=d.block_size)
-    g.add_argument("--pretrain-epochs", type=int, default=d.pretrain_epochs)
-    g.add_argument("--finetune-steps", type=int, default=d.finetune_steps)
-    g.add_argument("--batch-size", type=int, default=d.batch_size)
-    g.add_argument("--window", type=int, default=d.window)
-    g.add_argument("--alpha", type=float, default=d.alpha)
+    g.add_argument("--alpha-search", default=None, choices=("learn", "grid", "fixed"),
+                   help=f"bias variants: alpha learned from --alpha, searched on dev perplexity over 1, 1e-1, ..., "
+                        f"1e-5, or fixed (default {d.alpha_search})")
+    g.add_argument("--vocab-size", type=int, default=None, help=f"--lm tiny: BPE vocabulary size (default {d.vocab_size})")
+    g.add_argument("--n-layer", type=int, default=None, help=f"--lm tiny (default {d.n_layer})")
+    g.add_argument("--n-embd", type=int, default=None, help=f"--lm tiny (default {d.n_embd})")
+    g.add_argument("--n-head", type=int, default=None, help=f"--lm tiny (default {d.n_head})")
+    g.add_argument("--block-size", type=int, default=None, help=f"--lm tiny: pretraining window (default {d.block_size})")
+    g.add_argument("--pretrain-epochs", type=int, default=None, help=f"--lm tiny (default {d.pretrain_epochs})")
+    g.add_argument("--finetune-steps", type=int, default=None, help=f"default {d.finetune_steps}")
+    g.add_argument("--batch-size", type=int, default=None, help=f"default {d.batch_size}")
+    g.add_argument("--window", type=int, default=None,
+                   help=f"history years the LSTM of freq, context, context2 reads (default {d.window})")
+    g.add_argument("--alpha", type=float, default=None,
+                   help=f"bias variants: initial (learn) or fixed alpha (default {d.alpha})")
     g.add_argument("--seed", type=int, default=d.seed)
+
+
+def check_train_options(args) -> None:
+    """Refuse the options that do not apply to the chosen LM or variant (before any work)."""
+    refuse_options(args, TINY_OPTIONS, when=args.lm != "tiny", apply_to="--lm tiny (the small GPT-2 trained here)",
+                   here=f"--lm {args.lm}", fix="use --lm tiny")
+    refuse_options(args, ["--n"], when=args.variant != "last-n", apply_to="--variant last-n",
+                   here=f"--variant {args.variant}")
+    refuse_options(args, BIAS_OPTIONS, when=args.variant in ("baseline", "last-n"),
+                   apply_to="the variants with a temporal bias (freq-nolstm, freq, context, context2)",
+                   here=f"--variant {args.variant} (no bias)")
+    refuse_options(args, ["--window"], when=args.variant not in WINDOW_VARIANTS,
+                   apply_to="the variants whose LSTM reads a window of years (freq, context, context2)",
+                   here=f"--variant {args.variant}")
+    refuse_options(args, ["--alpha"], when=args.alpha_search == "grid",
+                   apply_to="--alpha-search learn or fixed", here="--alpha-search grid (it searches alpha itself)")
+    require_positive(args, "--n", "--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size",
+                     "--finetune-steps", "--batch-size", "--window")
+    require_positive(args, "--pretrain-epochs", "--seed", least=0)
 
 
 def _gen_args(p: argparse.ArgumentParser) -> None:
@@ -54,15 +85,26 @@ def _gen_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("generation (paper defaults)")
     g.add_argument("--num-beams", type=int, default=d.num_beams)
     g.add_argument("--greedy", action="store_true", help="no sampling (plain beam search)")
-    g.add_argument("--top-k", type=int, default=d.top_k)
-    g.add_argument("--top-p", type=float, default=d.top_p)
+    g.add_argument("--top-k", type=int, default=None, help=f"sampling only (default {d.top_k})")
+    g.add_argument("--top-p", type=float, default=None, help=f"sampling only (default {d.top_p})")
     g.add_argument("--no-repeat-ngram", type=int, default=d.no_repeat_ngram_size)
     g.add_argument("--max-new-tokens", type=int, default=None, help="default: the median training abstract's length")
     g.add_argument("--gen-seed", type=int, default=d.seed)
 
 
+def check_gen_options(args) -> None:
+    """Refuse sampling options without sampling, and sizes that generate nothing."""
+    refuse_options(args, ["--top-k", "--top-p"], when=args.greedy, apply_to="sampling (the default)",
+                   here="--greedy (plain beam search)", fix="drop --greedy")
+    require_positive(args, "--num-beams", "--max-new-tokens", "--n", "--n-generate")
+    if args.top_p is not None and not 0 < args.top_p <= 1:
+        raise ValueError(f"--top-p {args.top_p}: use a probability in (0, 1], e.g. 0.92.")
+
+
 def _gen_settings(args, fitted=None):
-    kw = dict(num_beams=args.num_beams, do_sample=not args.greedy, top_k=args.top_k, top_p=args.top_p,
+    d = GenerationSettings()
+    kw = dict(num_beams=args.num_beams, do_sample=not args.greedy,
+              top_k=d.top_k if args.top_k is None else args.top_k, top_p=d.top_p if args.top_p is None else args.top_p,
               no_repeat_ngram_size=args.no_repeat_ngram, seed=args.gen_seed)
     if args.max_new_tokens is not None:
         kw.update(max_new_tokens=args.max_new_tokens, min_new_tokens=min(args.max_new_tokens, 10))
@@ -80,11 +122,13 @@ def register(subparsers) -> None:
     t.add_argument("--data", default="world", help="world | world:DIR | acl[:ABSTRACTS_DIR,XML_DIR] | csv:FILE "
                                                   "(acl alone reads shared/data)")
     t.add_argument("--variant", required=True, choices=VARIANTS)
-    t.add_argument("--n", type=int, default=2, help="n for --variant last-n (last n training years)")
+    t.add_argument("--n", type=int, default=None, help="n for --variant last-n (last n training years; default 2)")
     t.add_argument("--out", required=True, help="checkpoint folder to write (a new, empty or earlier run's folder)")
     t.add_argument("--overwrite", action="store_true", help="replace --out even if it holds other files")
-    t.add_argument("--dev-year", type=int, default=None, help="default: 2020 for ACL, else the second-last year")
-    t.add_argument("--test-year", type=int, default=None, help="default: 2021 for ACL, else the last year")
+    t.add_argument("--dev-year", type=int, default=None, help="default: 2020 for ACL, else the second-last year; "
+                                                             "given alone, the test year is the next year with documents")
+    t.add_argument("--test-year", type=int, default=None, help="default: 2021 for ACL, else the last year; given alone, "
+                                                              "the dev year is the last year with documents before it")
     t.add_argument("--first-year", type=int, default=None, help="first training year (ACL paper: 2003)")
     t.add_argument("--max-docs-per-year", type=int, default=None, help="seeded subset per year (CPU budgets)")
     t.add_argument("--progress", action="store_true")
@@ -95,6 +139,7 @@ def register(subparsers) -> None:
     e.add_argument("--checkpoint", required=True)
     e.add_argument("--year", type=int, required=True)
     e.add_argument("--out", default=None, help="write metrics JSON here (default: print)")
+    e.add_argument("--overwrite", action="store_true", help="replace --out even if tempo-analysis did not write it")
     e.add_argument("--data", default=None, help="score this data spec's texts (default: the checkpoint's frame)")
     e.add_argument("--model", default=None, help="model name in the checkpoint (default: its only model)")
     e.add_argument("--n-generate", type=int, default=5, help="texts generated for content METEOR")
@@ -120,12 +165,49 @@ def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=Fals
     from tempo_analysis.future_text.splits import select_years
 
     frame, _ = load_yearly(spec, progress=progress)
+    if first_year is not None and not (frame["year"] >= first_year).any():
+        years = sorted(set(frame["year"]))
+        raise ValueError(f"--first-year {first_year}: {spec} has no documents from that year on (years present: "
+                         f"{years[0]}-{years[-1]}). Fix: give an earlier first year.")
     return select_years(frame, first_year, max_docs, seed)
+
+
+def check_years(args) -> None:
+    """Typo years and a dev year after the test year fail at once, before the data is read."""
+    for flag in ("--dev-year", "--test-year", "--first-year"):
+        v = getattr(args, flag[2:].replace("-", "_"))
+        if v is not None and not 1000 <= v <= 2100:
+            raise ValueError(f"{flag} {v}: outside 1000-2100 (a typo?). Fix: give a year such as 2020.")
+    if args.dev_year is not None and args.test_year is not None and not args.dev_year < args.test_year:
+        raise ValueError(f"--dev-year {args.dev_year} must come before --test-year {args.test_year}.")
+    require_positive(args, "--max-docs-per-year")
+
+
+def split_of(frame, dev_year, test_year) -> tuple:
+    """(dev year, test year) with a year given alone completed from the data: --dev-year alone takes
+    the next year with documents as the test year; --test-year alone, the last year with documents
+    before it as the dev year (neither given: the model's default split)."""
+    if (dev_year is None) == (test_year is None):
+        return dev_year, test_year
+    years = sorted(set(frame["year"]))
+    if dev_year is not None:
+        later = [y for y in years if y > dev_year]
+        if not later:
+            raise ValueError(f"--dev-year {dev_year}: no later year with documents to test on (years present: "
+                             f"{years[0]}-{years[-1]}). Fix: give an earlier --dev-year, or --test-year too.")
+        return dev_year, later[0]
+    earlier = [y for y in years if y < test_year]
+    if not earlier:
+        raise ValueError(f"--test-year {test_year}: no earlier year with documents for dev (years present: "
+                         f"{years[0]}-{years[-1]}). Fix: give a later --test-year, or --dev-year too.")
+    return earlier[-1], test_year
 
 
 def cmd_train(args) -> int:
     from tempo_analysis.outputs import prepare_output_dir
 
+    check_train_options(args)
+    check_years(args)
     prepare_output_dir(args.out, overwrite=args.overwrite)          # before any work: fails at once
     if args.lm not in ("default", "tiny"):
         from tempo_analysis.causal_lm import resolve_causal_lm
@@ -133,14 +215,20 @@ def cmd_train(args) -> int:
         resolve_causal_lm(args.lm)                                  # offline hub name: fails at once
     from tempo_analysis.future_text.pipeline import FutureTextModel
 
-    s = FutureTextSettings(lm=args.lm, device=args.device, alpha_search=args.alpha_search,
-                           vocab_size=args.vocab_size, n_layer=args.n_layer, n_embd=args.n_embd, n_head=args.n_head,
-                           block_size=args.block_size, pretrain_epochs=args.pretrain_epochs,
-                           finetune_steps=args.finetune_steps, batch_size=args.batch_size, window=args.window,
-                           alpha=args.alpha, seed=args.seed, progress=args.progress)
+    given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
+    s = FutureTextSettings(lm=args.lm, device=args.device, progress=args.progress, **given_settings)
     frame = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, args.progress)
-    name = f"last-{args.n}" if args.variant == "last-n" else args.variant
-    fitted = FutureTextModel(s, variants=(name,), dev_year=args.dev_year, test_year=args.test_year).fit(frame)
+    name = f"last-{args.n or 2}" if args.variant == "last-n" else args.variant
+    dev_year, test_year = split_of(frame, args.dev_year, args.test_year)
+    if args.variant == "last-n":                                    # checked before the LM is loaded
+        from tempo_analysis.future_text.splits import default_split
+
+        dev = dev_year if dev_year is not None else default_split(frame)[0]
+        n_train = len({int(y) for y in frame["year"] if y < dev})
+        if not 1 <= (args.n or 2) <= n_train - 1:
+            raise ValueError(f"--n {args.n or 2}: the data has {n_train} training years before the dev year {dev}, "
+                             f"so last-n takes 1 <= n <= {n_train - 1}. Fix: give a smaller --n.")
+    fitted = FutureTextModel(s, variants=(name,), dev_year=dev_year, test_year=test_year).fit(frame)
     metrics = {split: fitted.evaluate(name, y) for split, y in (("dev", fitted.dev_year_), ("test", fitted.test_year_))}
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
             "max_docs_per_year": args.max_docs_per_year, "metrics": metrics,
@@ -172,7 +260,11 @@ def load_checkpoint(folder, model: str | None = None):
 def cmd_evaluate(args) -> int:
     from tempo_analysis.future_text.metrics import content_meteor, perplexity
     from tempo_analysis.future_text.whatif import copy_rate
+    from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
+    check_gen_options(args)
+    if args.out:
+        prepare_output_file(args.out, overwrite=args.overwrite)      # before any work: fails at once
     fitted, name, info = load_checkpoint(args.checkpoint, args.model)
     if args.data:
         frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.settings.seed)
@@ -192,15 +284,18 @@ def cmd_evaluate(args) -> int:
     m.update({"year": args.year, "model": info.get("model", name), "n_generated": len(gen),
               "meteor_stages": "exact+stem", "generation": _gen_settings(args, fitted).to_dict()})
     text = json.dumps(m, indent=2)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text)
+    if args.out:                                                     # output policy: stamped, written atomically
+        write_file_atomic(args.out, json.dumps(stamp(m, "future-text-evaluate"), indent=2))
     print(text)
     return 0
 
 
 def cmd_generate(args) -> int:
+    check_gen_options(args)
     fitted, name, _ = load_checkpoint(args.checkpoint, args.model)
+    refuse_options(args, ["--alpha"], when=fitted.get_model(name).bias is None,
+                   apply_to="models with a temporal bias (freq-nolstm, freq, context, context2)",
+                   here=f"the model {name!r} (no bias)")
     texts = fitted.generate(name, args.n, year=args.year, alpha=args.alpha, prompt=args.prompt,
                             settings=_gen_settings(args, fitted))
     for i, t in enumerate(texts, 1):

@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive
 
 
 def register(subparsers) -> None:
@@ -59,8 +59,33 @@ def register(subparsers) -> None:
     group.set_defaults(func=lambda args: (group.print_help(), 2)[1])
 
 
+TEMPORAL_ATTENTION_METHODS = ("temporal-attention", "no-time", "both")   # the methods with --form
+TEXT_CORPORA = ("semeval", "nltk", "pseudoword")                        # --data kinds read from running text
+
+
+def check_rank_options(args) -> None:
+    """Refuse the options that do not apply to the chosen method, data or post-training."""
+    refuse_options(args, ["--form", "--no-time-residual"], when=args.method not in TEMPORAL_ATTENTION_METHODS,
+                   apply_to="the temporal-attention methods (--method temporal-attention, no-time, both)",
+                   here=f"--method {args.method}", fix="choose one of those methods")
+    refuse_options(args, ["--no-time-residual"], when=args.form == "modulated",
+                   apply_to="the faithful form (--form faithful, the default)", here="--form modulated")
+    untrained = args.train_epochs == 0 or (args.method == "plain" and args.train_epochs is None)
+    refuse_options(args, ["--save-model"], when=untrained,
+                   apply_to="a post-trained model (it saves the post-trained encoder)",
+                   here="--train-epochs 0" if args.train_epochs == 0 else
+                   "--method plain without --train-epochs (the pretrained encoder, unchanged)",
+                   fix="post-train with --train-epochs N (N > 0)")
+    require_positive(args, "--samples", "--max-sentences")
+    kind = str(args.data).partition(":")[0].strip().lower()
+    refuse_options(args, ["--max-sentences"], when=kind not in TEXT_CORPORA,
+                   apply_to="data read from running text (--data semeval:DIR, nltk[:DIR], pseudoword[:DIR])",
+                   here=f"--data {args.data} (its usages are given)")
+
+
 def run_rank_command(args) -> int:
     """The ``rank`` command: load data, fit the ranker, write the TSV, print the correlations."""
+    check_rank_options(args)  # before any import of the wing: a meaningless combination fails at once
     # local: the CLI imports a method wing (torch, transformers) only when its command runs
     from ..data.specs import load_change_data
     from ..data import DataError
@@ -72,21 +97,22 @@ def run_rank_command(args) -> int:
         layers = parse_layers(args.layers) if args.layers is not None else None
     except ValueError as e:
         raise DataError(f"--layers: {e}") from None
-    if args.no_time_residual and args.method not in ("temporal-attention", "no-time", "both"):
-        raise DataError(f"--no-time-residual applies to the temporal-attention methods, not --method {args.method}.")
     # every output is checked before any work: a refused path fails at once, not after training
     prepare_output_file(args.out, overwrite=args.overwrite)
     if args.json:
         prepare_output_file(args.json, overwrite=args.overwrite)
     if args.save_model:
         prepare_output_dir(args.save_model, overwrite=args.overwrite)
-    targets = [t.strip() for t in args.targets.split(",")] if args.targets else None
-    data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
-                            targets=targets)
     cfg = cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
                      train_epochs=args.train_epochs, layers=layers, samples=args.samples,
                      zscore=args.zscore, seed=args.seed, progress=args.progress,
                      time_residual=not args.no_time_residual)
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()] if args.targets else None
+    if args.targets is not None and not targets:
+        raise DataError(f"--targets {args.targets!r} names no word. Fix: give comma-separated words, "
+                        "e.g. --targets plane,graft, or drop --targets to rank every target.")
+    data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
+                            targets=targets)
     ranker = SemanticChangeRanker(cfg).fit(data)
     out = Path(args.out)
     lines = [text_header("semantic-change rank: word<TAB>score, most changed first")]

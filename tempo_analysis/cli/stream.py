@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive
 from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES  # plain names: no torch at start-up
 
@@ -128,6 +128,13 @@ def settings_from_args(args) -> tuple[dict, dict]:
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite)  # before any work: fails at once
+    require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length")
+    refuse_options(args, ["--tune", "--patience"], when=args.dev_fraction == 0,
+                   apply_to="runs with a dev split (settings are chosen and early stopping is decided on dev)",
+                   here="--dev-fraction 0", fix="give --dev-fraction > 0 (default 0.25)")
+    if args.max_folds is not None and args.max_folds > args.folds:
+        raise ValueError(f"--max-folds {args.max_folds} is more than the --folds {args.folds} there are. "
+                         f"Fix: use --max-folds {args.folds} or fewer, or drop it.")
     # the command's heavy imports (torch, transformers) load only when it runs, not for `--help`
     import torch
 
@@ -145,8 +152,10 @@ def evaluate(args) -> int:
         check_settings(name, explicit)
     except ValueError:
         flag = {"encoder": "model"}  # settings whose option has another name
-        flags = ", ".join("--" + flag.get(k, k).replace("_", "-")
-                          for k in sorted(set(explicit) - set(model_settings(name))))
+        bad = sorted(set(explicit) - set(model_settings(name)))
+        # model_kwargs holds TempoFormer's time-encoding options: name the flags the user typed
+        bad = [k for b in bad for k in ([m for m in explicit[b] if m != "time_unit"] if b == "model_kwargs" else [b])]
+        flags = ", ".join("--" + flag.get(k, k).replace("_", "-") for k in bad)
         takes = ", ".join(model_settings(name))
         raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them (it takes the settings: {takes})") from None
     grid = None

@@ -51,8 +51,19 @@ def run(args: argparse.Namespace) -> int:
     """Generate, then write (or with --check, compare); prints one line per file."""
     from tempo_analysis.world import FILES, generate_world
 
-    world = generate_world(config_from_args(args))
+    from tempo_analysis.cli import refuse_options
+
+    refuse_options(args, ["--overwrite"], when=args.check, apply_to="writing a world",
+                   here="--check (it writes nothing)", fix="drop --check")
     target = Path(args.out) / "world"
+    if not args.check:  # a file where the folder should be: refused before generating, naming the path
+        from tempo_analysis.outputs import OutputExistsError
+
+        blocked = next((p for p in (target, *target.parents) if p.exists()), None)
+        if blocked is not None and not blocked.is_dir():
+            raise OutputExistsError(f"--out {args.out!r}: {str(blocked)!r} is a file, so {str(target)!r} cannot be "
+                                    "created. Fix: pass a folder (the world goes to OUT/world/).")
+    world = generate_world(config_from_args(args))
     if args.check:
         with tempfile.TemporaryDirectory() as tmp:
             world.save(tmp)

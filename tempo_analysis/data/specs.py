@@ -28,7 +28,7 @@ import warnings
 from dataclasses import dataclass
 from pathlib import Path
 
-from tempo_analysis.data.errors import DataError
+from tempo_analysis.data.errors import DataError, read_frame
 from tempo_analysis.data.locations import data_dir, shared_data_dir
 from tempo_analysis.world.world import World, load_world
 
@@ -133,8 +133,9 @@ def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | N
         tl = load_rumoureval(shared_path(s, "rumoureval2017"))
     else:
         if len(s.parts) != 1 or not Path(s.path).expanduser().is_file():
-            raise DataError(f"--data {s.text!r}: file {s.path!r} not found. Fix: give one existing "
-                            f"{s.kind} file path.")
+            what = "names no file" if not s.parts else f"file {s.path!r} not found"
+            raise DataError(f"--data {s.text!r}: {what}. Fix: give one existing {s.kind} file path "
+                            f"(e.g. {s.kind}:posts.{s.kind}).")
         reader = Timelines.from_csv if s.kind == "csv" else Timelines.from_jsonl
         tl = reader(Path(s.path).expanduser(), time_unit=time_unit, min_posts=2)
     return subsample_timelines(tl, max_timelines, seed)
@@ -339,9 +340,10 @@ def load_yearly(spec, progress: bool = False):
             xml = shared_path(s, "acl_anthology_xml", "xml")
         return yearly_frame(load_acl_abstracts(abstracts, xml, progress=progress)), None
     if len(s.parts) != 1 or not Path(s.path).expanduser().is_file():
-        raise DataError(f"--data {s.text!r}: file {s.path!r} not found. Fix: give one existing CSV file "
+        what = "names no file" if not s.parts else f"file {s.path!r} not found"
+        raise DataError(f"--data {s.text!r}: {what}. Fix: give one existing CSV file "
                         "with columns year, text (e.g. csv:my_texts.csv)")
-    return yearly_frame(pd.read_csv(Path(s.path).expanduser())), None
+    return yearly_frame(read_frame(pd.read_csv, Path(s.path).expanduser(), what="yearly text CSV")), None
 
 
 __all__ += ["YEARLY_SPECS", "load_yearly"]

@@ -49,6 +49,10 @@ REFUSED = {
     "diffusion analyze --out FILE": (["diffusion", "analyze", "--checkpoint", "{d}/run", "--word", "cloud",
                                       "--anchor", "server", "--out", "{d}/mine.json"],
                                      "tempo_analysis.diffusion", "DiffusionMapper"),
+    "future-text train --out DIR": (["future-text", "train", "--variant", "freq", "--out", "{d}/mine"],
+                                    "tempo_analysis.data.specs", "load_yearly"),
+    "future-text evaluate --out FILE": (["future-text", "evaluate", "--checkpoint", "{d}/run", "--year", "2020",
+                                         "--out", "{d}/mine.json"], "tempo_analysis.cli.future_text", "load_checkpoint"),
 }
 
 

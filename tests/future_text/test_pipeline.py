@@ -156,7 +156,7 @@ def test_figures_to_dict(exp):
         FutureTextModel().visualize_results()                         # not fitted, not scored
 
 
-def test_cli_train_evaluate_generate(tmp_path, capsys):
+def test_cli_train_evaluate_generate(tmp_path, capsys, monkeypatch):
     from tempo_analysis.cli import main
 
     csv = tmp_path / "t.csv"
@@ -183,12 +183,22 @@ def test_cli_train_evaluate_generate(tmp_path, capsys):
         # bad input: a year without previous-year history is one clear line, exit code 2
         assert main(["future-text", "generate", "--checkpoint", str(out), "--year", "2030", "--n", "1"]) == 2
     assert "no previous-year history" in capsys.readouterr().err
-    # output policy: a user's non-empty folder is refused before any work, unless --overwrite
+    # output policy: a user's non-empty folder is refused before any work, unless --overwrite. The
+    # refusal must come first: reading the data or fitting would fail the command another way (exit 1),
+    # so a check that only came at save() time (which also refuses) fails this test
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "notes.txt").write_text("keep me")
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("future-text train worked before it checked --out")
+
+    monkeypatch.setattr("tempo_analysis.data.specs.load_yearly", no_work)
+    monkeypatch.setattr(FutureTextModel, "fit", no_work)
     assert main(["future-text", "train", "--data", f"csv:{csv}", "--variant", "freq", "--out", str(mine), *flags]) == 2
-    assert "--overwrite" in capsys.readouterr().err and (mine / "notes.txt").read_text() == "keep me"
+    err = capsys.readouterr().err
+    assert "--overwrite" in err and "worked before" not in err and (mine / "notes.txt").read_text() == "keep me"
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
 
 
 def test_cli_offline_hub_name_fails_at_once(tmp_path, capsys, monkeypatch):

@@ -70,11 +70,15 @@ def test_files_links_and_unwritable_parents_are_refused(tmp_path):
         prepare_output_dir(tmp_path / "link")
     with pytest.raises(OutputExistsError, match="no output folder"):
         prepare_output_dir("")
+    with pytest.raises(OutputExistsError, match="output file .* is a file"):     # a results file under a file
+        prepare_output_file(tmp_path / "f.txt" / "sub" / "results.json")
     if os.geteuid() != 0:
         ro = tmp_path / "ro"
         ro.mkdir(mode=0o500)
         with pytest.raises(OutputExistsError, match="not writable"):
             prepare_output_dir(ro / "out")
+        with pytest.raises(OutputExistsError, match="not writable"):
+            prepare_output_file(ro / "results.json")
 
 
 # ------------------------------------------------------------------------------------ atomic_output_dir
