@@ -214,6 +214,9 @@ expected = forecast_bias(future.get_model("freq"), future.test_year_)
 check(test_bias["freq"] is not None
       and all(abs(test_bias["freq"][w] - expected[word_token(future.tokenizer_, w)]) < 1e-6 for w in WORDS),
       "the freq model's test-year bias for each word", hint="index the bias with word_token(future.tokenizer_, word)")
+check(min(test_bias["freq"][w] for w in ("transformer", "pretraining"))
+      > max(test_bias["freq"][w] for w in ("kernel", "lexicon")),
+      "the rising words get a larger push than the falling ones")
 
 # %% [markdown]
 # ### Exercise 2 · Move the target year
