@@ -102,9 +102,14 @@ data: install
 
 # --- the two commands ------------------------------------------------------------------------------
 
+# `make demo` rebuilds the lesson cache (trained models, scores) that `make lab` and `make app`
+# read, so a lesson opened afterwards does not train again (tempo_analysis.notebook.cached).
+CACHE := $(abspath $(BUILD))/cache
+
 demo: install
 	$(make_data)
-	$(PY) scripts/run_notebooks.py --notebooks-dir notebooks --out $(BUILD) $(NOTEBOOKS)
+	rm -rf $(CACHE)
+	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) scripts/run_notebooks.py --notebooks-dir notebooks --out $(BUILD) $(NOTEBOOKS)
 
 # pytest's exit code is make's verdict: 1 (failures) and 5 (no tests collected) both fail here.
 test: install-test
@@ -113,7 +118,7 @@ test: install-test
 
 lab: install
 	$(make_data)
-	$(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
+	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
 		$$( [ "$$(id -u)" = 0 ] && echo --allow-root ) $(LAB_ARGS)
 
 # Voila serves each notebook as a dashboard (sources hidden); --token generates a token and
@@ -123,7 +128,7 @@ lab: install
 VOILA_KERNELS := --VoilaConfiguration.multi_kernel_manager_class=jupyter_server.services.kernels.kernelmanager.MappingKernelManager
 app: install
 	$(make_data)
-	$(PY) -m voila notebooks/ --Voila.ip=127.0.0.1 --token --no-browser $(VOILA_KERNELS) $(APP_ARGS)
+	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) -m voila notebooks/ --Voila.ip=127.0.0.1 --token --no-browser $(VOILA_KERNELS) $(APP_ARGS)
 
 site: install
 	$(make_data)

@@ -38,7 +38,9 @@
 # sentences that get ranked (the *probes*, e.g. "I keep thinking about that cell.") are the same
 # text in both periods. A model that ignores time reads them identically and cannot rank at all;
 # a model post-trained on the period corpus (where *cell* is a phone far more often in `new`) and
-# told each probe's period can. Parameters switch to the pseudoword benchmark (real English,
+# told each probe's period can. Half of that corpus names a word's sense by one cue word in a neutral
+# frame ("We talked about the cell and the battery for a while."): with the cue masked, only the word
+# and the period can predict it, which is what the time parameters learn. Parameters switch to the pseudoword benchmark (real English,
 # graded truth), Gutenberg vs Brown (real text, no truth), a SemEval-2020 Task 1 folder, or a
 # DWUG folder. Every method is one `SemanticChangeRanker`:
 # `fit(data)` trains, embeds and scores; what it learned ends in `_` (`scores_`, `metrics_`, ...).

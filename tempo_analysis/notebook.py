@@ -21,6 +21,7 @@ The summary file looks like::
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import hashlib
 import importlib
 import json
@@ -231,12 +232,26 @@ def record_summary(
 ENV_CACHE = "TEMPO_ANALYSIS_CACHE"
 
 
+@functools.lru_cache(maxsize=1)
+def code_fingerprint() -> str:
+    """sha256 (first 16 hex digits) of the library's Python sources: part of every cache key."""
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(root.rglob("*.py")):
+        h.update(f.relative_to(root).as_posix().encode() + b"\0" + f.read_bytes() + b"\0")
+    return h.hexdigest()[:16]
+
+
 def cached(name: str, params: Mapping[str, Any], compute, *, save=None, load=None):
     """Return compute(), memoised under $TEMPO_ANALYSIS_CACHE by (name, params) if that is set.
 
-    Without the variable (a user's run, `make demo`) this is just compute(). The test suite sets it
-    so the browser test's Run All reuses what the nbclient run of the same notebook, with the same
+    Without the variable this is just compute(). `make demo` sets it to build/cache (emptied
+    first) and `make lab` / `make app` read that folder, so a lesson opened after `make demo`
+    loads its trained models instead of training them again. The test suite sets it so the
+    browser test's Run All reuses what the nbclient run of the same notebook, with the same
     parameters, trained minutes earlier (see tests/notebooks/test_browser.py).
+    The key is (name, params, the library's source code): after any change to tempo_analysis,
+    a step is computed afresh rather than read from a result of other code.
     Stored without pickle: objects with save_pretrained/from_pretrained, pandas DataFrames,
     numpy arrays, JSON values, and tuples/lists/dicts of those; or pass save(value, folder) and
     load(folder) -> value.
@@ -244,7 +259,7 @@ def cached(name: str, params: Mapping[str, Any], compute, *, save=None, load=Non
     root = os.environ.get(ENV_CACHE)
     if not root:
         return compute()
-    blob = json.dumps({"name": name, "params": params}, sort_keys=True, default=repr)
+    blob = json.dumps({"name": name, "params": params, "code": code_fingerprint()}, sort_keys=True, default=repr)
     key = hashlib.sha256(blob.encode()).hexdigest()[:16]
     slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-") or "step"
     folder = Path(root) / f"{slug}-{key}"

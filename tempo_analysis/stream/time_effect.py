@@ -175,8 +175,10 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
 
     fit = fit or default_fit
     models = dict(models or {})
-    models.setdefault("tempoformer", fit("tempoformer", dict(settings)))
-    models.setdefault("control", fit("control", time_blind(settings)))
+    if "tempoformer" not in models:  # (not setdefault: its argument would train the model every time)
+        models["tempoformer"] = fit("tempoformer", dict(settings))
+    if "control" not in models:
+        models["control"] = fit("control", time_blind(settings))
     res = {name: score_model(models[name], test, kinds) for name in ("tempoformer", "control")}
     res["time_effect"] = res["tempoformer"]["macro_f1"] - res["control"]["macro_f1"]
     res["gap_sensitivity"] = res["tempoformer"]["gap_sensitivity"]

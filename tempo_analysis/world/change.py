@@ -26,7 +26,8 @@ import numpy as np
 import pandas as pd
 
 from .config import ChangeWorldConfig
-from .text_senses import (CONTROLS, FRAMES, TARGETS, TEMPLATES, WHEN, WHO, frame, is_imperative,
+from .text_cues import CUES, cue_templates
+from .text_senses import (ADJECTIVES, CONTROLS, FRAMES, TARGETS, TEMPLATES, WHEN, WHO, frame, is_imperative,
                           vague_templates)
 from .util import Cycler, fill, pick, word_span
 
@@ -66,6 +67,8 @@ def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
         shares = planted_shares(word, cfg.change_strength)
         cyclers = {s: Cycler(TEMPLATES[word][s], rng) for s in senses}
         vague = Cycler(vague_templates(word), rng)
+        cue_frames = Cycler(cue_templates(word, word in ADJECTIVES), rng)
+        cues = {s: Cycler(CUES[word][s], rng) for s in senses}
         realised = []
         for period, share in zip(PERIODS, shares):
             n_change = int(round(share * n)) if len(senses) == 2 else n
@@ -73,9 +76,17 @@ def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
             labels = [changing] * n_change + [other[0] if other else changing] * (n - n_change)
             is_vague = np.zeros(n, dtype=bool)
             is_vague[rng.permutation(n)[: int(round(cfg.noise * n))]] = True
-            for lab, v in zip(labels, is_vague):
-                text = fill(vague.next() if v else cyclers[lab].next(), rng, slots)
-                if not v and rng.random() < FRAME_SHARE and not is_imperative(text):
+            is_cue = np.zeros(n, dtype=bool)
+            is_cue[rng.permutation(n)[: int(round(cfg.cue_share * n))]] = True
+            for lab, v, c in zip(labels, is_vague, is_cue):
+                if v:
+                    template = vague.next()
+                elif c:     # a neutral frame + one cue word of the sense: only word and period predict the cue
+                    template = cue_frames.next().replace("{cue}", cues[lab].next())
+                else:
+                    template = cyclers[lab].next()
+                text = fill(template, rng, slots)
+                if not v and not c and rng.random() < FRAME_SHARE and not is_imperative(text):
                     text = frame(text, pick(rng, FRAMES), pick(rng, WHO))
                 start, end = word_span(text, word)
                 rows.append(dict(period=period, word=word, sense="unclear" if v else lab,

@@ -109,6 +109,7 @@ class ChangeWorldConfig:
     threshold: float = 0.3                     # binary = graded > threshold
     noise: float = 0.05                        # share of usages in vague, sense-ambiguous wording
     n_probes_per_word: int = 30                # vague probe sentences per word, the same ones in both periods
+    cue_share: float = 0.5                     # share of usages written as a neutral frame + one sense cue word
     seed: int = 0
 
     def validate(self) -> "ChangeWorldConfig":
@@ -131,6 +132,7 @@ class ChangeWorldConfig:
                "n_probes_per_word", self.n_probes_per_word, "give an integer >= 0 (0 = rank on the usages themselves)")
         _prob(self, "threshold")
         _prob(self, "noise")
+        _prob(self, "cue_share")
         _seed(self)
         return self
 

@@ -123,6 +123,22 @@ def test_cached_round_trips_values_and_keys_on_params(tmp_path, monkeypatch):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]  # no temp folders left
 
 
+def test_cached_computes_afresh_after_a_change_to_the_library(tmp_path, monkeypatch):
+    monkeypatch.setenv(nbk.ENV_CACHE, str(tmp_path))
+    calls = []
+    nbk.cached("step", {"a": 1}, lambda: calls.append(1) or 7)
+    nbk.cached("step", {"a": 1}, lambda: calls.append(1) or 7)
+    assert len(calls) == 1
+    monkeypatch.setattr(nbk, "code_fingerprint", lambda: "other library code")
+    assert nbk.cached("step", {"a": 1}, lambda: calls.append(1) or 8) == 8
+    assert len(calls) == 2
+
+
+def test_code_fingerprint_follows_the_sources():
+    fp = nbk.code_fingerprint()
+    assert len(fp) == 16 and fp == nbk.code_fingerprint()
+
+
 def test_cached_pretrained_model(tmp_path, monkeypatch):
     import torch
     from transformers import BertConfig, BertModel

@@ -165,6 +165,33 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     assert v["stream.tempoformer.macro_f1"] == pytest.approx(v["stream.control.macro_f1"] + v["stream.time_effect"])
 
 
+# ---------------------------------------------------------------- notebook 02 (semantic change): time must matter
+SEMANTIC_NOTEBOOK = "02_semantic_change"
+
+
+@pytest.mark.slow
+def test_semantic_change_notebook_records_that_time_matters(notebook_runs):
+    """At notebook 02's defaults on the planted world (probes: the same sentences in both periods),
+    temporal attention ranks the words by their planted change; its time-blind control (the same model
+    and training, time input fixed), plain MiniLM and the frequency baseline rank nothing."""
+    from _notebook_runs import NOTEBOOKS
+
+    path = next((p for p in NOTEBOOKS if p.stem == SEMANTIC_NOTEBOOK), None)
+    if path is None:
+        pytest.skip(f"{SEMANTIC_NOTEBOOK} is not among the tested notebooks")
+    run = notebook_runs.get(path)
+    assert run.ok, "\n".join(run.errors)
+    v = notebook_runs.values(path)
+    ta, control = v["semantic_change.temporal-attention.spearman"], v["semantic_change.no-time.spearman"]
+    assert ta >= 0.2, v
+    assert abs(control) < 1e-9 and abs(v["semantic_change.plain.spearman"]) < 1e-9, v
+    assert v["semantic_change.time_effect"] == pytest.approx(ta - control, abs=1e-3)
+    assert v["semantic_change.time_effect"] >= 0.2, v
+    for m in ("temporal-attention", "no-time", "plain", "time-token", "both", "frequency"):
+        lo, hi = v[f"semantic_change.{m}.spearman_ci_low"], v[f"semantic_change.{m}.spearman_ci_high"]
+        assert lo <= v[f"semantic_change.{m}.spearman"] + 1e-9 and v[f"semantic_change.{m}.spearman"] <= hi + 1e-9
+
+
 # ---------------------------------------------------------------- teaching: a what-if widget driven in the kernel
 @pytest.mark.slow
 def test_stream_what_if_panel_responds_and_its_latency_is_recorded(notebook_runs):

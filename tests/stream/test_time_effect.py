@@ -106,7 +106,10 @@ def test_time_effect_reports_both_models_and_time_only_recall(models, data):
     ids = test.df["post_id"].tolist()
     switch = test.df.index[test.df["label"] == "IS"].tolist()
     kinds = pd.Series({ids[i]: "time" for i in switch})
-    out = te.time_effect(train, None, test, {}, kinds=kinds, models=dict(models))
+    def no_training(name, settings):
+        raise AssertionError(f"time_effect trained {name!r} although it was given fitted models")
+
+    out = te.time_effect(train, None, test, {}, kinds=kinds, models=dict(models), fit=no_training)
     assert out["time_effect"] == pytest.approx(out["tempoformer"]["macro_f1"] - out["control"]["macro_f1"])
     assert out["gap_sensitivity"] == out["tempoformer"]["gap_sensitivity"]
     assert out["control"]["gap_sensitivity"] < 1e-6
@@ -116,3 +119,16 @@ def test_time_effect_reports_both_models_and_time_only_recall(models, data):
     # chance = the training share of the label the time switches carry ("IS")
     assert r["chance"] == pytest.approx((train.df["label"] == "IS").mean())
     assert out["models"]["control"].model_.config.ablation == "vanilla_mha"
+
+
+def test_time_effect_trains_only_the_missing_model_and_the_control_without_time(models, data):
+    train, test = data
+    trained = []
+
+    def fit(name, settings):
+        trained.append((name, settings.get("ablation")))
+        return models["control"]
+
+    out = te.time_effect(train, None, test, {"window": 3}, models={"tempoformer": models["tempoformer"]}, fit=fit)
+    assert trained == [("control", "vanilla_mha")]
+    assert out["models"]["tempoformer"] is models["tempoformer"]

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
 from tempo_analysis.world import ChangeWorldConfig, change_frames, generate_change_corpus
-from tempo_analysis.world.text_senses import CONTROLS, TARGETS, TEMPLATES, vague_templates
+from tempo_analysis.world.text_cues import CUES, cue_templates
+from tempo_analysis.world.text_senses import ADJECTIVES, CONTROLS, TARGETS, TEMPLATES, vague_templates
 from tempo_analysis.world.util import count_word
 
 
@@ -63,6 +66,43 @@ def test_truth_matches_the_realised_sense_shares(frames):
             got = (clear.sense == r.changing_sense).sum()
             vague = (up.sense == "unclear").sum()
             assert got <= round(share * n) <= got + vague
+
+
+def test_cue_usages_name_their_sense_by_one_cue_word_in_a_neutral_frame(frames):
+    """A cue usage is a probe-like neutral frame plus one cue word of its planted sense: masking the cue
+    leaves only the word and the period to predict it (what a time-aware MLM can learn)."""
+    usages, truth = frames
+    share = ChangeWorldConfig().cue_share
+    assert 0 < share < 1
+    clear = usages[(usages.probe == 0) & (usages.sense != "unclear")]
+    is_cue = [_cue_usage(r.text, r.word, CUES[r.word][r.sense]) for r in clear.itertuples()]
+    assert sum(is_cue) == pytest.approx(share * len(clear), rel=0.1)
+    # never a cue of the word's other sense
+    wrong = [_cue_usage(r.text, r.word, [c for s, cs in CUES[r.word].items() if s != r.sense for c in cs])
+             for r in clear.itertuples()]
+    assert not any(wrong)
+    # the cue words of a word's two senses differ, and none is a word of the change world
+    words = set(truth.word)
+    for senses in CUES.values():
+        lists = list(senses.values())
+        assert all(not (set(a) & set(b)) for i, a in enumerate(lists) for b in lists[i + 1:])
+        assert not any(c in words for cs in lists for c in cs)
+    none, _ = change_frames(ChangeWorldConfig(cue_share=0.0, n_probes_per_word=0))
+    none = none[none.sense != "unclear"]
+    assert not any(_cue_usage(r.text, r.word, [c for cs in CUES[r.word].values() for c in cs])
+                   for r in none.itertuples())
+
+
+def _cue_usage(text: str, word: str, cues) -> bool:
+    """``text`` is one of ``word``'s cue frames with one of ``cues`` and its {who}/{when} slots filled."""
+    for frame_ in cue_templates(word, word in ADJECTIVES):
+        for cue in cues:
+            t = frame_.replace("{cue}", cue)
+            pattern = re.escape(t[:1].upper() + t[1:]).replace(re.escape("{who}"), ".+").replace(
+                re.escape("{when}"), ".+")
+            if re.fullmatch(pattern, text, flags=re.IGNORECASE):
+                return True
+    return False
 
 
 def test_graded_values_are_spread(frames):
