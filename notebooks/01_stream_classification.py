@@ -48,7 +48,7 @@ from tempo_analysis.figures import stream as figs
 from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
 from tempo_analysis.stream.experiment import fit_and_score, notebook_defaults, recorded_ablation, split_timelines
-from tempo_analysis.stream.time_effect import gap_sweep, time_blind, time_effect, world_change_kinds
+from tempo_analysis.stream.time_effect import gap_sweep, kind_recall, time_blind, time_effect, world_change_kinds
 from tempo_analysis.widgets.stream import gap_sweep_panel, timeline_viewer, what_if_panel
 from tempo_analysis.world.world import load_world
 
@@ -63,7 +63,8 @@ TIME_UNIT = "s"  # unit of the gaps before TempoFormer's log(1 + gap): "s", "min
 # numeric timestamps in a csv/jsonl DATA)
 SEED = 0  # model seed (initialisation, shuffling, dropout)
 SPLIT_SEED = 0  # seed of the train/dev/test split of the timelines (and of the MAX_TIMELINES subset)
-BASELINES = ["random", "ffn_history", "bilstm"]  # also "post_encoder" (fine-tunes the encoder: slower)
+BASELINES = ["random", "ffn_history", "bilstm", "time_bilstm"]  # also "post_encoder" (fine-tunes the encoder:
+# slower), "robert", "swnu", "seq_sig_net" (path signatures), "llm_few_shot" (prompts a causal LM)
 ABLATIONS = ["vanilla_mha"]  # = the time-blind control; also no_gate_norm, sequential_rope, no_s11, no_s10_s11,
 # rotempoformer (each retrained here with RUN_ABLATIONS = True, or read from a recorded run at these settings)
 RUN_ABLATIONS = False  # True: retrain each ablation here (~2 min each); False: show the recorded run
@@ -178,19 +179,34 @@ display(gap_sweep_panel(models, test, post_ids=time_posts or None, post_id=sweep
 # ## 4 · Baselines and comparison
 # The same split and scoring for: **random** (class priors), **FFN-History** (sentence vector of
 # the current post and the window mean → 2-layer FFN), **BiLSTM** (over the window's sentence
-# vectors). Neither of the last two sees the time gaps; the post-level fine-tuned encoder
-# (`post_encoder`) sees only the current post.
+# vectors), and **Time-BiLSTM** (the same BiLSTM with each post's log gap as an extra input).
+# FFN-History and BiLSTM never see the time gaps; the post-level fine-tuned encoder
+# (`post_encoder`) sees only the current post. The table below the chart splits each model's
+# recall by kind of switch: only the models that read the gaps find the time-only ones.
 
 # %%
+def run_baseline(name):
+    fitted = fit_and_score(name, train, dev, test, window=WINDOW, seed=SEED, progress=False)
+    out = {"summary": fitted["summary"]}
+    if kinds is not None and name != "random":  # random samples from the priors: its recall is the chance
+        out["recall_by_kind"] = kind_recall(fitted["proba"].argmax(-1), test, kinds, list(fitted["model"].label_names_))
+    return out
+
+
 for name in BASELINES:
-    res = cached(f"01_stream-{name}", dict(params, model=name),
-                 lambda: {k: v for k, v in fit_and_score(name, train, dev, test, window=WINDOW, seed=SEED,
-                                                         progress=False).items() if k == "summary"})
-    results[name] = res
+    results[name] = cached(f"01_stream-{name}", dict(params, model=name, kinds=kinds is not None),
+                           lambda: run_baseline(name))
 figs.comparison_chart(results, names, title="test F1 by model (one split)").show()
+recall = {"tempoformer": te["tempoformer"].get("recall_by_kind"), "time-blind control": te["control"].get("recall_by_kind")}
+recall.update({m: r.get("recall_by_kind") for m, r in results.items() if m != "tempoformer"})
+recall = {m: {k: v["recall"] for k, v in r.items()} for m, r in recall.items() if r}
+if recall:
+    display(pd.DataFrame(recall).T.rename(columns=lambda k: f"recall on {k} switches").round(3))
 if RECORD:
-    record_summary({f"stream.{m}.macro_f1": r["summary"]["macro_f1"]["mean"] for m, r in results.items()},
-                   notebook="01_stream_classification")
+    keys = {f"stream.{m}.macro_f1": r["summary"]["macro_f1"]["mean"] for m, r in results.items()}
+    keys.update({f"stream.{m}.time_only_recall": r["recall_by_kind"]["time"]["recall"]
+                 for m, r in results.items() if "time" in (r.get("recall_by_kind") or {})})
+    record_summary(keys, notebook="01_stream_classification")
 
 # %% [markdown]
 # ## 5 · Ablations

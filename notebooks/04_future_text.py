@@ -50,7 +50,7 @@ from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.figures.future_text import side_by_side
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
 from tempo_analysis.future_text.splits import select_years
-from tempo_analysis.future_text.whatif import trend_response
+from tempo_analysis.future_text.whatif import bias_by_factor, trend_response
 from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.widgets.future_text import generation_explorer, trend_injector
 
@@ -147,8 +147,12 @@ side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, ti
 # ## What if a word had been rising?
 # Make the falling words rise over the last 3 years of the frequency history (counts ×8): the
 # frequency model is not retrained, it reads the new history. Its bias for those words goes up,
-# and at the same seeds its generations use them more often. `trend_response` is the mean ratio
-# of their occurrence rates with and without the injection.
+# monotonically in the factor: the `freq` bias is a linear skip on last year's log-frequency plus
+# a *monotone* LSTM (non-negative weights, `docs/methods/future_text.md`), so a rising history can
+# never lower it. `prob_ratio` is how much more often the model then expects each word in the dev
+# year's real contexts; `trend_response` is the ratio of the words' occurrence rates in texts
+# generated with and without the injection at the same seeds. The time-blind control (baseline)
+# has no history to edit: its ratios are 1 by construction.
 
 # %%
 summary = {**future.summary(), "future_text.best_temporal": best["model"],
@@ -156,10 +160,15 @@ summary = {**future.summary(), "future_text.best_temporal": best["model"],
            "future_text.control.content_ppl": round(float(base["test_content_ppl"]), 4)}
 freq_name = next((k for k in ("freq", "freq-nolstm") if k in future.models_), None)
 if freq_name is not None:
+    display(bias_by_factor(future, freq_name, INJECT).round(3).rename_axis("bias at factor"))
     response = trend_response(future, freq_name, INJECT, factor=8.0, n=N_TEXTS, settings=gen_settings)
-    display(response["table"].round(3))
-    print(f"trend_response = {response['trend_response']:.2f} (target >= 2)")
-    summary["future_text.trend_response"] = round(response["trend_response"], 4)
+    display(response["table"].round(4))
+    print(f"forecast probability ratio {response['prob_response']:.2f}; trend_response (generated texts) = "
+          f"{response['trend_response']:.2f} (target >= 2)")
+    rise = (response["table"]["bias_after"] - response["table"]["bias_before"]).mean()
+    summary.update({"future_text.trend_response": round(response["trend_response"], 4),
+                    "future_text.trend_prob_ratio": round(response["prob_response"], 4),
+                    "future_text.trend_bias_rise": round(float(rise), 4)})
 record_summary(summary, notebook="04_future_text")
 
 # %% [markdown]

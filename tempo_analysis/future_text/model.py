@@ -55,6 +55,7 @@ class FutureLMConfig(PreTrainedConfig):
     center_tokens: bool = False        # LSTM input: each token's feature minus its own training-years mean
     bias_vocab: int = 0                # |S|: tokens with an offset and a temporal bias (0 = the whole vocabulary)
     nolstm_init: float = 0.0           # Frequency-NoLSTM's learned scale at start
+    monotone_trend: bool = True        # Frequency: a monotone LSTM (a rising year never lowers the bias; bias.py)
     history_first_year: int = 0        # the history table covers history_first_year ...
     history_num_years: int = 0         # ... for this many years (set by FutureLM.set_history)
     train_years: list | None = None    # years the model was trained on (metadata); None = []
@@ -123,7 +124,7 @@ class FutureLM(PreTrainedModel):
         elif kind == "lstm":
             self.bias = WindowLSTMBias(Fd, config.lstm_hidden)
         elif kind == "trend":
-            self.bias = TrendLSTMBias(Fd, config.lstm_hidden)
+            self.bias = TrendLSTMBias(Fd, config.lstm_hidden, monotone=config.monotone_trend)
         elif kind == "gated":
             self.bias = GatedBias(Fd, config.lstm_hidden, d)
         else:

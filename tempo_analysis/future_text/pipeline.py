@@ -69,7 +69,7 @@ from tempo_analysis.training import TrainConfig, Trainer
 __all__ = ["FutureTextModel", "FutureTextSettings", "GenerationSettings", "default_settings", "small_gpt2"]
 
 META = "future_text.json"          # the facade's settings, split and model names in a saved folder
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 ABSTRACT_INSTRUCTION = "Write the abstract of a natural language processing research paper."
 DOC_TOKEN = "<|endoftext|>"        # document boundary (BOS = EOS) when the tokenizer has it (GPT-2, SmolLM2)
 
@@ -255,7 +255,8 @@ class FutureTextModel:
         model = FutureLM.from_lm(self.base_, variant=variant, token_ids=self.token_ids_, window=s.window,
                                  lstm_hidden=s.lstm_hidden, feature_dim=fdim, train_years=self.train_years_,
                                  alpha=s.alpha if alpha is None else alpha, center_tokens=FEATURE_KIND.get(variant) == "freq",
-                                 learn_alpha=s.alpha_search == "learn").to(self.device_)
+                                 learn_alpha=s.alpha_search == "learn",
+                                 monotone_trend=s.freq_bias == "monotone").to(self.device_)
         if feats is not None:
             n_train = len(self.train_years_)
             first = self.train_years_[0]

@@ -51,6 +51,7 @@ class FutureTextSettings:
     year_batches: bool = True       # each batch from one year (bias LSTM once per step)
     window: int = 3                 # W previous years into the LSTM
     lstm_hidden: int = 32
+    freq_bias: str = "monotone"     # freq's LSTM: "monotone" (a rising history never lowers the bias) or "lstm" (unconstrained)
     alpha: float = 1.0              # bias strength: the initial value ("learn"), or the fixed one ("fixed")
     alpha_search: str = "learn"     # "learn" (from alpha), "grid" (ALPHA_GRID, best dev perplexity), "fixed"
     last_n: tuple = (2, 3)          # baselines on the last n training years
@@ -62,6 +63,8 @@ class FutureTextSettings:
     def __post_init__(self):
         if self.alpha_search not in ("learn", "grid", "fixed"):
             raise ValueError(f"alpha_search={self.alpha_search!r}: use 'learn', 'grid' or 'fixed'")
+        if self.freq_bias not in ("monotone", "lstm"):
+            raise ValueError(f"freq_bias={self.freq_bias!r}: use 'monotone' or 'lstm'")
 
     def to_dict(self) -> dict:
         d = asdict(self)

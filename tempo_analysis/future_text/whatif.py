@@ -9,7 +9,9 @@
   rise over the last years (``FrequencyTable.with_trend``); the learned LSTM is unchanged, so the
   forecast bias and the generations show what the model makes of the new trend.
 - ``trend_response``: generate with and without an injected trend at the same seeds; the ratio
-  of the injected words' occurrence rates (the notebook's ``future_text.trend_response``).
+  of the injected words' occurrence rates (the notebook's ``future_text.trend_response``), and the
+  ratio of the model's forecast probability of each word over the dev year's real contexts
+  (``prob_ratio``: how much more often the model expects the word, without sampling noise).
 - ``copy_rate``: the share of generated word 8-grams found verbatim in the training texts.
 """
 
@@ -172,28 +174,54 @@ def occurrence_rate(texts, word: str) -> float:
 
 
 def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, n: int = 6, settings=None,
-                   year: int | None = None) -> dict:
+                   year: int | None = None, contexts_year: int | None = None) -> dict:
     """Generate ``n`` texts with and without a rising trend injected into each word's history (same
     seeds); ``ratio`` per word = (rate with + 1/n) / (rate without + 1/n) (occurrences per text,
     add-one-occurrence smoothing so a word absent without injection gives a finite ratio);
     ``trend_response`` = the mean ratio over ``words``. Also the bias of each word's first piece
-    before and after."""
+    before and after, and ``prob_ratio``: the model's mean next-token probability of that piece over
+    the real texts of ``contexts_year`` (default: the dev year; :func:`states_token_probs`) with the
+    injection over without (``prob_response`` = its mean over ``words``)."""
     from tempo_analysis.future_text.generation import generate_texts
 
     model = fitted.get_model(model)
     tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
     settings = settings or fitted.generation_settings()
+    docs = fitted._frame_rows[contexts_year or fitted.dev_year_]
     before_bias = forecast_bias(model, year)
+    before_probs = states_token_probs(fitted, model, docs, year)
     before = generate_texts(model, tok, year, n, settings=settings)
     rows = []
     for w in words:
         with injected_trend(model, fitted.freq_table_, word_pieces(tok, w), last=last, factor=factor):
             after_bias = forecast_bias(model, year)
+            after_probs = states_token_probs(fitted, model, docs, year)
             after = generate_texts(model, tok, year, n, settings=settings)
         t = word_token(tok, w)
         r0, r1 = occurrence_rate(before, w), occurrence_rate(after, w)
         rows.append({"word": w, "bias_before": float(before_bias[t]), "bias_after": float(after_bias[t]),
+                     "prob_before": float(before_probs[t]), "prob_after": float(after_probs[t]),
+                     "prob_ratio": float(after_probs[t] / max(before_probs[t], 1e-30)),
                      "rate_before": r0, "rate_after": r1, "ratio": (r1 + 1 / n) / (r0 + 1 / n),
                      "text_after": after[0]})
     table = pd.DataFrame(rows)
-    return {"trend_response": float(table["ratio"].mean()), "table": table, "before": before}
+    return {"trend_response": float(table["ratio"].mean()), "prob_response": float(table["prob_ratio"].mean()),
+            "table": table, "before": before}
+
+
+def bias_by_factor(fitted, model, words, factors=(1.0, 2.0, 4.0, 8.0, 16.0), *, last: int = 3,
+                   year: int | None = None) -> pd.DataFrame:
+    """Each word's forecast bias (first piece) for the test year with a rising trend of each
+    ``factor`` injected (rows: words, columns: factors); a frequency model's bias should rise
+    along each row."""
+    model = fitted.get_model(model)
+    tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
+    out = {}
+    for w in words:
+        t = word_token(tok, w)
+        row = {}
+        for f in factors:
+            with injected_trend(model, fitted.freq_table_, word_pieces(tok, w), last=last, factor=f):
+                row[f"x{f:g}"] = float(forecast_bias(model, year)[t])
+        out[w] = row
+    return pd.DataFrame(out).T

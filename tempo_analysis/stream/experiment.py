@@ -55,7 +55,7 @@ def notebook_defaults() -> dict:
         "window": 3,
         "tempoformer": dict(encoder="default", window=3, epochs=4, lr=1e-4, head_lr=2e-3, batch_size=8,
                             max_length=64, freeze_local=True, summary="auto", seed=0),
-        "baselines": ["random", "ffn_history", "bilstm"],
+        "baselines": ["random", "ffn_history", "bilstm", "time_bilstm"],
         "ablations": ["vanilla_mha"],  # the time-blind control, trained in the notebook itself
         "run_ablations": False,
     }

@@ -15,9 +15,9 @@ from .conftest import tiny_gpt2
 V, FIRST, Y = 50, 2000, 6
 
 
-def make(variant="freq", fdim=1, window=3, seed=0):
+def make(variant="freq", fdim=1, window=3, seed=0, **kw):
     torch.manual_seed(seed)
-    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=window, feature_dim=fdim, lstm_hidden=8)
+    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=window, feature_dim=fdim, lstm_hidden=8, **kw)
     if m.bias is not None:
         rng = np.random.default_rng(seed)
         m.set_history(rng.standard_normal((Y, V, fdim)).astype("float32"), FIRST)
@@ -50,7 +50,7 @@ def test_unrolled_lstm_matches_nn_lstm():
 
 @pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context", 4)])
 def test_bias_of_token_v_is_lstm_over_its_own_history(variant, fdim):
-    m = make(variant, fdim)
+    m = make(variant, fdim, monotone_trend=False)          # the unconstrained LSTM: nn.LSTM is the reference
     year = 2004
     bias = m.year_terms([year])[0]                                       # [V]
     for v in (0, 3, V - 1):
@@ -61,6 +61,45 @@ def test_bias_of_token_v_is_lstm_over_its_own_history(variant, fdim):
         if variant == "freq":                     # + the linear skip on the last year's centred feature
             want = want + torch.nn.functional.softplus(m.bias.skip) * (m.history[year - FIRST - 1, v, 0] - m.feature_mean[0])
         torch.testing.assert_close(bias[v], want)
+
+
+def test_monotone_frequency_bias_is_its_own_tokens_monotone_lstm():
+    """Layout and arithmetic of the default (monotone) freq bias against a per-token reference."""
+    m = make("freq")
+    assert m.config.monotone_trend
+    sp = torch.nn.functional.softplus
+    lstm, H = m.bias.lstm, 8
+    year = 2004
+    bias = m.year_terms([year])[0]
+    for v in (0, 3, V - 1):
+        seq = ((m.history[year - FIRST - 3:year - FIRST, v, :] - m.feature_mean) / m.feature_std)[:, 0]
+        h = c = torch.zeros(H)
+        for x in seq:                                                    # sigmoid gates AND candidate
+            a = torch.sigmoid(sp(lstm.weight_ih_l0)[:, 0] * x + sp(lstm.weight_hh_l0) @ h + lstm.bias_ih_l0 + lstm.bias_hh_l0)
+            c = a[H:2 * H] * c + a[:H] * a[2 * H:3 * H]
+            h = a[3 * H:] * torch.tanh(c)
+        want = sp(m.bias.head.weight)[0] @ h + sp(m.bias.skip) * (m.history[year - FIRST - 1, v, 0] - m.feature_mean[0])
+        torch.testing.assert_close(bias[v], want)
+
+
+@pytest.mark.parametrize("monotone", [True, False])
+def test_a_rising_year_never_lowers_the_monotone_frequency_bias(monotone):
+    """Sign: raising any year of a token's window never lowers its freq bias (monotone LSTM + skip >= 0).
+    The unconstrained LSTM (monotone_trend=False) does lower it for some tokens: the check can fail."""
+    m = make("freq", seed=1, monotone_trend=monotone)
+    year = 2005
+    base = m.year_terms([year])[0].detach()
+    drops = []
+    for row in (year - FIRST - 3, year - FIRST - 2, year - FIRST - 1):
+        hist = m.history.clone()
+        hist[row, :, 0] += 1.5                                          # every token rises in that year
+        m.set_history(hist, FIRST, refit_norm=False)
+        drops.append((m.year_terms([year])[0].detach() - base).min().item())
+    m.set_history(hist, FIRST, refit_norm=False)
+    if monotone:
+        assert min(drops) >= -1e-6, drops
+    else:
+        assert min(drops) < -1e-3, drops                                # regression to the mean is learnable
 
 
 def test_bias_once_per_distinct_year_equals_per_example(monkeypatch):

@@ -271,10 +271,25 @@ def test_trend_injection_raises_the_bias_monotonically_and_the_word_in_generatio
 
 
 def test_trained_frequency_models_respond_to_a_rising_trend(exp):
-    """The trained freq model (LSTM + linear skip) raises a word's bias when a strong rise is injected."""
+    """Sign and scale of the trained freq model's what-if: a rising trend injected into a word raises
+    its bias strictly with the factor, each step by at least the linear skip's share
+    alpha * softplus(skip) * (rise of the last year's centred feature) (the monotone LSTM can only
+    add) and at most that plus alpha * ||softplus(A)||_1 (the LSTM term lies in [0, ||A||_1])."""
     m, tok = exp.models_["freq"], exp.tokenizer_
-    k = word_token(tok, "transformer")
-    before = float(forecast_bias(m, 2015)[k])
-    with injected_trend(m, exp.freq_table_, word_pieces(tok, "transformer"), last=3, factor=64.0):
-        after = float(forecast_bias(m, 2015)[k])
-    assert after > before + 0.5                # up, by a sizable share of log(64) = 4.2
+    assert m.config.monotone_trend
+    sp = torch.nn.functional.softplus
+    alpha, skip, a1 = float(m.alpha.detach()), float(sp(m.bias.skip)), float(sp(m.bias.head.weight).sum())
+    assert alpha > 0 and skip > 0
+    S = m.token_ids.cpu().numpy()
+    for word in ("transformer", "kernel"):
+        k = word_token(tok, word)
+        j = int(np.searchsorted(S, k))
+        biases, last = [], []
+        for factor in (1.0, 2.0, 4.0, 8.0, 16.0, 64.0):
+            with injected_trend(m, exp.freq_table_, word_pieces(tok, word), last=3, factor=factor):
+                biases.append(float(forecast_bias(m, 2015)[k]))
+                last.append(float(m.history[-1, j, 0]))
+        rise, floor = np.diff(biases), alpha * skip * np.diff(last)
+        assert (floor > 0).all() and (rise >= floor - 1e-5).all(), (word, biases, floor)
+        assert (rise <= floor + alpha * a1 + 1e-5).all(), (word, biases, floor)
+        assert biases[-1] - biases[0] >= alpha * skip * (last[-1] - last[0]) - 1e-5 > 0

@@ -138,6 +138,9 @@ def test_future_text_summary_keys(notebook_runs):
     assert v["future_text.freq.content_ppl"] < v["future_text.control.content_ppl"]      # time matters
     assert 0 <= v["future_text.copy_rate"] <= 0.2
     assert v["future_text.trend_response"] >= 1.0 and v["future_text.freq.alpha"] > 0
+    # the what-if raises the injected words' bias and the model's forecast of them (sign), on the scale
+    # of an x8 rise (a bias rise of at least 0.5 logits: more than 1.6x the forecast probability)
+    assert v["future_text.trend_bias_rise"] > 0.5 and v["future_text.trend_prob_ratio"] > 1.6
 
 
 # ---------------------------------------------------------------- notebook 01 (stream): time must matter
@@ -163,6 +166,9 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     # the control finds the time-only switches no better than a guess from the class priors
     assert v["stream.time_only_recall.control"] <= v["stream.time_only_recall.chance"] + 0.1, v
     assert v["stream.tempoformer.macro_f1"] == pytest.approx(v["stream.control.macro_f1"] + v["stream.time_effect"])
+    # among the baselines, the BiLSTM that reads the gaps finds the time-only switches; the one that does not, not
+    assert v["stream.bilstm.time_only_recall"] <= v["stream.time_only_recall.chance"] + 0.1, v
+    assert v["stream.time_bilstm.time_only_recall"] >= v["stream.bilstm.time_only_recall"] + 0.3, v
 
 
 # ---------------------------------------------------------------- notebook 02 (semantic change): time must matter
