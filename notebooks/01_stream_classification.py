@@ -286,3 +286,139 @@ rows = {"as posted": what_if(clf, test, post), "gap = 1 day": what_if(clf, test,
 rows.update({f"window = {w}": what_if(clf, test, post, window=w) for w in (1, 2, 10)})
 display(pd.DataFrame(rows, index=names).T.round(3))
 print(f"notebook ran in {time.perf_counter() - T0:.0f} s")
+
+# %% [markdown]
+# **Does the panel answer, and how fast?** The same what-if panel, driven from code as a person would
+# drag its gap slider, back and forth between a burst and a silence: each move re-scores the post
+# (nothing is retrained). The time until the bars hold the new prediction is measured in the kernel
+# (the browser's redraw comes on top of it).
+
+# %%
+import plotly.graph_objects as go
+
+from tempo_analysis.widgets.drive import find_widget, respond
+
+panel = what_if_panel(clf, test)
+bars = find_widget(panel, kind=go.FigureWidget)
+drive = respond(find_widget(panel, description="gap (s)"), [10.0, 86400.0, 30.0, 2 * 86400.0, 120.0],
+                read=lambda: tuple(bars.data[0].y))
+print(f"the bars changed on {sum(drive['changed'])} of {len(drive['changed'])} moves of the gap; "
+      f"median {drive['median_ms']:.0f} ms per move")
+if RECORD:
+    record_summary({"ui.latency_ms.01_stream_classification": round(drive["median_ms"], 1),
+                    "ui.responds.01_stream_classification": drive["responds"]}, notebook="01_stream_classification")
+
+# %% [markdown]
+# ## Exercises
+# Three short questions about what time does in this model. Each has a cell for your answer
+# (replace `raise NotImplementedError()` with your code) and a check cell below it that tells you
+# whether the answer holds. Nothing here trains: use the models and results computed above
+# (`clf`, `control`, `te`, `test`, `train`, `kinds`, `time_posts`, `sweep_post`). The questions assume
+# the planted world (`DATA = "world"`), whose truth says which switches only the gap reveals.
+
+# %%
+from tempo_analysis.exercises import check
+from tempo_analysis.stream.time_effect import change_probability, gap_sensitivity, gap_what_if
+
+# %% [markdown]
+# ### Exercise 1 · What can the time-blind control find?
+# The control reads the same windows of text as TempoFormer but never sees a gap. A *time-only*
+# switch is a post written after days of silence in exactly the mood of the posts before it.
+# **Predict first**: on those switches, does the control do about as well as TempoFormer, or no
+# better than guessing from the class priors? Write `"tempoformer"` or `"chance"` in `prediction`.
+#
+# Then compute each model's recall on the time-only switches (the share of them predicted as
+# their true label) from the test probabilities already in `te["tempoformer"]["proba"]` and
+# `te["control"]["proba"]` (one row per post of `test.df`, columns in the order of `names`).
+# `kinds` maps each post id to `"none"`, `"text"` or `"time"`.
+
+# %%
+prediction = None  # "tempoformer" or "chance"
+time_only_recall = {"tempoformer": None, "control": None}
+### BEGIN SOLUTION
+prediction = "chance"
+is_time = test.df["post_id"].astype(str).map(kinds).eq("time").to_numpy()
+true_codes = test.label_codes(names)
+for model_name in time_only_recall:
+    predicted = te[model_name]["proba"].argmax(-1)
+    time_only_recall[model_name] = float((predicted[is_time] == true_codes[is_time]).mean())
+### END SOLUTION
+print(prediction, time_only_recall)
+
+# %% tags=["check"]
+expected = te["time_only_recall"]
+check(prediction == "chance", "prediction: without the gaps the control can only guess",
+      hint="the text of a time-only switch reads exactly like an ordinary post")
+for model_name in ("tempoformer", "control"):
+    check(time_only_recall[model_name] is not None
+          and abs(time_only_recall[model_name] - expected[model_name]) < 1e-9,
+          f"{model_name}'s recall on the {expected['n']} time-only switches",
+          hint="select the rows whose kind is 'time', then compare argmax(proba) with test.label_codes(names)")
+check(time_only_recall["control"] <= expected["chance"] + 0.1 < time_only_recall["tempoformer"],
+      f"the control stays near chance ({expected['chance']:.2f}); TempoFormer does not")
+
+# %% [markdown]
+# ### Exercise 2 · Make the model ignore time and watch the gap sweep go flat
+# Move the first ten time-only switches of the test timelines (`time_posts[:10]`) from 10 seconds
+# after the previous post to one day after it, and measure how far p(change) moves: the mean of
+# |p(change) at one day − p(change) at 10 s| over those posts, for TempoFormer and for the
+# control. `gap_what_if(model, test, post_ids, gaps)` returns p(change) with one row per post and
+# one column per gap. Before you run it: what must the control's number be, and why?
+
+# %%
+gap_move = {"tempoformer": None, "control": None}
+### BEGIN SOLUTION
+for model_name, model in (("tempoformer", clf), ("control", control)):
+    p_change = gap_what_if(model, test, time_posts[:10], [10.0, 86400.0])
+    gap_move[model_name] = float(np.abs(p_change[:, 1] - p_change[:, 0]).mean())
+### END SOLUTION
+print(gap_move)
+
+# %% tags=["check"]
+check(gap_move["control"] is not None and gap_move["control"] < 1e-4,
+      "the control's p(change) does not move at all: the gap enters it nowhere",
+      hint="use gap_what_if(control, test, time_posts[:10], [10.0, 86400.0])")
+check(gap_move["tempoformer"] is not None
+      and abs(gap_move["tempoformer"] - gap_sensitivity(clf, test, time_posts[:10])) < 1e-6
+      and gap_move["tempoformer"] > 0.1,
+      "TempoFormer's p(change) moves with the gap alone (same text, same window)",
+      hint="the mean of |p at 1 day - p at 10 s| over time_posts[:10]")
+
+# %% [markdown]
+# ### Exercise 3 · Where does silence start to mean change?
+# Sweep the gap of `sweep_post` from one minute to four days with
+# `gap_sweep(clf, test, sweep_post, gaps=np.geomspace(60, 4 * 86400, 41))` (a table of `gap_s` and
+# `p_change`; below a few seconds, shorter than any gap in the data, the model's answers mean
+# nothing) and find the **smallest gap at which TempoFormer calls the post a change**
+# (p(change) > 0.5). Compare it with the gaps in the training timelines: the median gap before an
+# ordinary post (`"O"`) and the median gap before a time-only switch (the gap of a post is its
+# `seconds` minus that of the previous post in its timeline). The model was never told the world's
+# rule; where did it put its threshold?
+
+# %%
+threshold_gap_s = None
+median_gap_s = {"ordinary": None, "time_switch": None}
+### BEGIN SOLUTION
+sweep = gap_sweep(clf, test, sweep_post, gaps=np.geomspace(60, 4 * 86400, 41))
+threshold_gap_s = float(sweep.loc[sweep["p_change"] > 0.5, "gap_s"].min())
+train_gaps = train.df.groupby("timeline_id")["seconds"].diff()
+train_kinds = train.df["post_id"].astype(str).map(kinds)
+median_gap_s["ordinary"] = float(train_gaps[train.df["label"].eq("O")].median())
+median_gap_s["time_switch"] = float(train_gaps[train_kinds.eq("time")].median())
+### END SOLUTION
+print(f"p(change) > 0.5 from a gap of {threshold_gap_s} s; median gaps in training: {median_gap_s}")
+
+# %% tags=["check"]
+def p_change_at(gap_s):
+    return float(change_probability(what_if(clf, test, sweep_post, gap_seconds=gap_s), clf.label_names_))
+
+
+check(threshold_gap_s is not None and p_change_at(threshold_gap_s) > 0.5 >= p_change_at(threshold_gap_s / 1.5),
+      "the smallest gap with p(change) > 0.5 (to within the sweep's steps)",
+      hint="sweep.loc[sweep['p_change'] > 0.5, 'gap_s'].min()")
+check(median_gap_s["ordinary"] is not None and median_gap_s["time_switch"] is not None
+      and median_gap_s["ordinary"] < 3600 < 18 * 3600 < median_gap_s["time_switch"],
+      "the training gaps: ordinary posts come within the hour, time-only switches after more than 18 h",
+      hint="train.df.groupby('timeline_id')['seconds'].diff(), then the median per kind of post")
+check(median_gap_s["ordinary"] < threshold_gap_s < median_gap_s["time_switch"],
+      "TempoFormer's threshold lies between the gaps of ordinary posts and those before time-only switches")

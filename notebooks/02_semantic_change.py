@@ -250,3 +250,71 @@ else:
     record_summary({"semantic_change.mlm_top5": round(mlm["top5"], 4),
                     "semantic_change.mlm_unigram_top5": round(mlm["unigram_top5"], 4)},
                    notebook="02_semantic_change")
+
+# %% [markdown]
+# ## Exercises
+# Two questions about what the period does to the ranking. Each has a cell for your answer (replace
+# `raise NotImplementedError()` with your code) and a check cell below it. Nothing here trains or
+# embeds again: use what was computed above (`rankers`: one fitted `SemanticChangeRanker` per
+# method, `main`: the temporal-attention ranker). The questions assume the planted world
+# (`DATA = "world"`).
+
+# %%
+import numpy as np
+
+from tempo_analysis.exercises import check
+
+# %% [markdown]
+# ### Exercise 1 · What can the time-blind control rank?
+# The ranking embeds the *probes*: vague sentences that are word for word the same in both periods.
+# The control `no-time` is the temporal-attention model with its time input held fixed. **Predict
+# first**: what change score does the control give each word? Write `"zero"` or `"like the temporal
+# model"` in `prediction`. Then find each method's largest change score (`rankers[method].scores_`
+# has one row per word, with its `score`).
+
+# %%
+prediction = None  # "zero" or "like the temporal model"
+max_score = {method: None for method in rankers}
+### BEGIN SOLUTION
+prediction = "zero"
+for method, ranker in rankers.items():
+    max_score[method] = float(ranker.scores_["score"].max())
+### END SOLUTION
+pd.Series(max_score)
+
+# %% tags=["check"]
+check(prediction == "zero", "prediction: the same sentences read the same way in both periods",
+      hint="without the period, what differs between a probe in 'old' and the same probe in 'new'?")
+check(all(max_score[m] is not None and abs(max_score[m] - rankers[m].scores_["score"].max()) < 1e-9
+          for m in rankers), "each method's largest change score", hint="rankers[method].scores_['score'].max()")
+check(max_score["no-time"] < 1e-3, "the control scores every word (about) 0: it cannot rank at all")
+check(max_score["temporal-attention"] > 10 * max_score["no-time"],
+      "temporal attention reads the same probes differently in the two periods")
+
+# %% [markdown]
+# ### Exercise 2 · Rank the words with one layer only
+# Temporal attention puts the period into **every** attention layer. The stored vectors keep several
+# hidden layers (`main.vectors_.layers`), and `main.rescore(layers=[i])` scores the words with layer
+# `i` only (no re-embedding); `main.evaluate(scores)["spearman"]` compares a scoring with the truth.
+# For every stored layer `i`, record temporal attention's Spearman and the control's largest change
+# score at that layer (`rankers["no-time"].rescore(layers=[i])`). Before you run it: is there a
+# layer at which the control could rank?
+
+# %%
+spearman_by_layer, control_max_by_layer = None, None
+### BEGIN SOLUTION
+spearman_by_layer, control_max_by_layer = {}, {}
+for layer in main.vectors_.layers:
+    spearman_by_layer[layer] = main.evaluate(main.rescore(layers=[layer]))["spearman"]
+    control_max_by_layer[layer] = float(rankers["no-time"].rescore(layers=[layer])["score"].max())
+### END SOLUTION
+pd.DataFrame({"temporal-attention spearman": spearman_by_layer, "no-time max score": control_max_by_layer})
+
+# %% tags=["check"]
+check(spearman_by_layer is not None and sorted(spearman_by_layer) == sorted(main.vectors_.layers),
+      "one Spearman per stored layer", hint="loop over main.vectors_.layers")
+layer = list(main.vectors_.layers)[-1]
+check(np.isclose(spearman_by_layer[layer], main.evaluate(main.rescore(layers=[layer]))["spearman"], equal_nan=True),
+      f"temporal attention's Spearman with layer {layer} alone")
+check(control_max_by_layer is not None and max(control_max_by_layer.values()) < 1e-3,
+      "the control scores 0 at every layer: no depth of a time-blind model can see the period")

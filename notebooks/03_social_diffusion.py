@@ -255,3 +255,72 @@ if truth is not None:
         summary[f"diffusion.{row.world}_world.{row.model}_walk_share"] = row.walk_share
 record_summary(summary, notebook="03_social_diffusion")
 summary
+
+# %% [markdown]
+# ## Exercises
+# Two questions about what the unit and the time do to the map. Each has a cell for your answer
+# (replace `raise NotImplementedError()` with your code) and a check cell below it. Nothing here
+# trains: use what was computed above (`mapper`, `corpus`, `truth`, `result`: DCWE's map, and
+# `read_map(model, corpus, WORD, ANCHOR)`, which reads a map from a model's masked predictions in a
+# few seconds). The questions assume the planted world (`DATA = "world"`).
+
+# %%
+from tempo_analysis.diffusion.analysis import recover_mode
+from tempo_analysis.exercises import check
+
+# %% [markdown]
+# ### Exercise 1 · Read the map from the time-blind control
+# A map holds, per (unit, slice), the rank of the anchor among the model's guesses for the masked
+# word next to `WORD` (`result.rhat`, columns `unit`, `time`, `rank`, ...). CWE, the control, has no
+# unit or time offsets. **Predict first**: across the units of one slice, how many different ranks
+# can CWE give? Put the number in `prediction`. Then read CWE's map (`mapper.models_["cwe"]`) and
+# count, for DCWE and for CWE, the largest number of different ranks in any one slice.
+
+# %%
+prediction = None  # a number
+ranks_per_slice = {"dcwe": None, "cwe": None}
+### BEGIN SOLUTION
+prediction = 1
+cwe_map = read_map(mapper.models_["cwe"], corpus, WORD, ANCHOR)
+for model_name, model_map in (("dcwe", result), ("cwe", cwe_map)):
+    ranks_per_slice[model_name] = int(model_map.rhat.groupby("time")["rank"].nunique().max())
+### END SOLUTION
+print(prediction, ranks_per_slice)
+
+# %% tags=["check"]
+check(prediction == 1, "prediction: every unit asks CWE the same question and gets the same answer",
+      hint="what in CWE's input differs between two units?")
+check(ranks_per_slice["dcwe"] == result.rhat.groupby("time")["rank"].nunique().max(),
+      "DCWE's largest number of different ranks in one slice", hint="result.rhat.groupby('time')['rank'].nunique()")
+check(ranks_per_slice["cwe"] == 1, "CWE gives one answer per slice: it cannot draw a map")
+
+# %% [markdown]
+# ### Exercise 2 · Walk or flight, in the planted truth and in the control
+# `truth["first_slice"]` says in which slice each unit adopted the new sense (`None`: never). A
+# unit reached after the first slice arrived by **walk** if a graph neighbour (`corpus.graph`)
+# had adopted in an earlier slice, by **flight** otherwise. Compute the planted walk share: of the
+# units first reached after slice `corpus.slices[0]`, the share that arrived by walk. Then take
+# CWE's first arrivals (`.first` of its map, a dict unit → slice or `None`) and list the distinct
+# slices in which CWE's units first hold the association. What can walk/flight say about that?
+
+# %%
+planted_walk_share, cwe_first_slices = None, None
+### BEGIN SOLUTION
+order = {s: i for i, s in enumerate(corpus.slices)}
+first = truth["first_slice"]
+later = [(u, s) for u, s in first.items() if s is not None and order[s] > 0]
+neighbours = {u: list(corpus.graph.neighbors(u)) if u in corpus.graph else [] for u, _ in later}
+by_walk = [any(first.get(v) is not None and order[first[v]] < order[s] for v in neighbours[u]) for u, s in later]
+planted_walk_share = sum(by_walk) / len(later)
+cwe_first = read_map(mapper.models_["cwe"], corpus, WORD, ANCHOR).first
+cwe_first_slices = sorted({s for s in cwe_first.values() if s is not None})
+### END SOLUTION
+print(planted_walk_share, cwe_first_slices)
+
+# %% tags=["check"]
+planted = recover_mode(corpus.graph, truth["first_slice"], corpus.slices)
+check(planted_walk_share is not None and abs(planted_walk_share - planted["walk_share"]) < 1e-9,
+      f"the planted walk share ({planted['walk_share']:.2f}; the world spreads by {truth['mode']})",
+      hint="count the later arrivals with a neighbour that adopted earlier")
+check(cwe_first_slices is not None and len(cwe_first_slices) <= 1,
+      "CWE's units all adopt in the same slice, or never: there is no spread to call walk or flight")

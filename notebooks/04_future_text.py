@@ -183,3 +183,81 @@ if freq_name is not None:
 
 # %%
 results.round(3)
+
+# %% [markdown]
+# ## Exercises
+# Two questions about the temporal word bias. Each has a cell for your answer (replace
+# `raise NotImplementedError()` with your code) and a check cell below it. Nothing here trains or
+# generates: use what was computed above (`future`, the fitted `FutureTextModel`; `WORDS`;
+# `response`, the trend injection). The questions assume the planted world (`DATA = "world"`), where
+# *transformer* and *pretraining* rise and *kernel* and *lexicon* fall.
+
+# %%
+import pandas as pd
+
+from tempo_analysis.exercises import check
+from tempo_analysis.future_text.whatif import forecast_bias, word_token
+
+# %% [markdown]
+# ### Exercise 1 · The bias the control never gets
+# `forecast_bias(future.get_model(name), year)` is the bias a model adds to the LM's logits for
+# `year`, one number per token of the vocabulary; `word_token(future.tokenizer_, word)` is the token
+# that starts `word` in running text. **Predict first**: what bias does the time-blind control
+# (`baseline`) give any word? Would the `freq` model give the rising words more than the falling
+# ones? Then compute both models' test-year bias for every word of `WORDS`, and compare.
+
+# %%
+test_bias = {"freq": None, "baseline": None}
+### BEGIN SOLUTION
+for model_name in test_bias:
+    full = forecast_bias(future.get_model(model_name), future.test_year_)
+    test_bias[model_name] = {w: float(full[word_token(future.tokenizer_, w)]) for w in WORDS}
+### END SOLUTION
+pd.DataFrame(test_bias)
+
+# %% tags=["check"]
+check(test_bias["baseline"] is not None and all(v == 0 for v in test_bias["baseline"].values()),
+      "the control adds no bias to any word: it does not know which year it writes for",
+      hint="forecast_bias(future.get_model('baseline'), future.test_year_)")
+expected = forecast_bias(future.get_model("freq"), future.test_year_)
+check(test_bias["freq"] is not None
+      and all(abs(test_bias["freq"][w] - expected[word_token(future.tokenizer_, w)]) < 1e-6 for w in WORDS),
+      "the freq model's test-year bias for each word", hint="index the bias with word_token(future.tokenizer_, word)")
+check(min(test_bias["freq"][w] for w in ("transformer", "pretraining"))
+      > max(test_bias["freq"][w] for w in ("kernel", "lexicon")),
+      "the rising words get a larger push than the falling ones")
+
+# %% [markdown]
+# ### Exercise 2 · Move the target year
+# The bias is a forecast from each word's history *before* the target year, so the same model gives
+# another bias when the year moves: nothing is retrained, only the history it reads changes.
+# Compute the `freq` model's bias and the control's for *transformer* (rising) and *kernel*
+# (falling) for every year from `future.dev_year_ - 4` to `future.test_year_`, as
+# `{model: {word: {year: bias}}}`. Which way does each word's bias go as the year advances, and is
+# that the way its planted trend goes? (`docs/results/future_text/` says how strongly the trained
+# LSTM follows a trend.)
+
+# %%
+bias_by_year = None  # {model: {word: {year: bias}}}
+### BEGIN SOLUTION
+years = range(future.dev_year_ - 4, future.test_year_ + 1)
+bias_by_year = {m: {w: {} for w in ("transformer", "kernel")} for m in ("freq", "baseline")}
+for model_name, by_word in bias_by_year.items():
+    for year in years:
+        full = forecast_bias(future.get_model(model_name), year)
+        for w in by_word:
+            by_word[w][year] = float(full[word_token(future.tokenizer_, w)])
+### END SOLUTION
+pd.concat({m: pd.DataFrame(b) for m, b in bias_by_year.items()}, axis=1)
+
+# %% tags=["check"]
+years = list(range(future.dev_year_ - 4, future.test_year_ + 1))
+check(bias_by_year is not None and all(sorted(bias_by_year[m][w]) == years for m in ("freq", "baseline")
+                                       for w in ("transformer", "kernel")),
+      f"a bias for every year {years[0]}-{years[-1]}, for both models and both words", hint="one forecast_bias(...) per year")
+check(all(abs(bias_by_year["freq"]["transformer"][y] - forecast_bias(future.get_model("freq"), y)[
+          word_token(future.tokenizer_, "transformer")]) < 1e-6 for y in years), "the freq model's bias per year")
+check(all(v == 0 for w in ("transformer", "kernel") for v in bias_by_year["baseline"][w].values()),
+      "the control's bias is 0 in every year: moving the year cannot move it")
+check(max(bias_by_year["freq"]["transformer"].values()) - min(bias_by_year["freq"]["transformer"].values()) > 1e-6,
+      "the freq model's bias moves with the target year")

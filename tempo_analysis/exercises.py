@@ -10,8 +10,9 @@ A notebook's exercise is three cells:
 
 :func:`student_version` removes every solution: the lines between the markers become
 ``# YOUR CODE HERE`` and ``raise NotImplementedError()``, as nbgrader writes them. Handed out
-like that, every check cell fails, which is what ``tests/notebooks/test_exercises.py`` proves;
-with the solutions in, every check passes (the notebooks run with them in ``make demo``).
+like that, every check cell fails, which is what ``tests/notebooks/test_exercise_runs.py`` proves
+by executing both versions of each notebook; with the solutions in, every check passes (the
+notebooks run with them in ``make demo``). The exercises themselves are listed in docs/TEACHING.md.
 
     python scripts/make_exercises.py          # make exercises: build/exercises/<name>.ipynb
 """

@@ -238,3 +238,20 @@ def test_diffusion_notebook_records_that_unit_and_time_matter(notebook_runs):
     assert v["diffusion.dcwe_ppl"] <= 0.95 * v["diffusion.cwe_ppl"], v
     assert v["diffusion.sigma_precision_at_k"] >= 0.8, v
     assert v["diffusion.offset_ratio"] > 1.2, v
+
+
+# ---------------------------------------------------------------- teaching: a what-if widget driven in the kernel
+@pytest.mark.slow
+def test_stream_what_if_panel_responds_and_its_latency_is_recorded(notebook_runs):
+    """Notebook 01 drives its what-if panel's gap slider from code (tempo_analysis.widgets.drive): the
+    bars change on every move, and the median kernel-side time per move is recorded (not judged)."""
+    from _notebook_runs import NOTEBOOKS
+
+    path = next((p for p in NOTEBOOKS if p.stem == STREAM_NOTEBOOK), None)
+    if path is None:
+        pytest.skip(f"{STREAM_NOTEBOOK} is not among the tested notebooks")
+    run = notebook_runs.get(path)
+    assert run.ok, "\n".join(run.errors)
+    v = notebook_runs.values(path)
+    assert v[f"ui.responds.{STREAM_NOTEBOOK}"] is True, "the what-if bars did not change when the gap moved"
+    assert v[f"ui.latency_ms.{STREAM_NOTEBOOK}"] > 0

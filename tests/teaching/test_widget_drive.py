@@ -1,0 +1,42 @@
+"""tempo_analysis.widgets.drive: set a control as a person would and see whether its output moves."""
+from __future__ import annotations
+
+import ipywidgets as W
+import pytest
+
+from tempo_analysis.widgets.drive import find_widget, respond
+
+
+def _panel(live: bool = True):
+    slider = W.FloatLogSlider(base=10, min=0, max=5, value=10.0, description="gap (s)")
+    out = W.HTML(value="p = 0.10")
+    if live:
+        slider.observe(lambda change: setattr(out, "value", f"p = {change['new'] / 1e5:.2f}"), names="value")
+    return W.VBox([W.HBox([W.Dropdown(options=["a"], description="post"), slider]), out]), slider, out
+
+
+def test_a_live_control_responds_every_time():
+    panel, slider, out = _panel()
+    assert find_widget(panel, description="gap (s)") is slider
+    assert find_widget(panel, kind=W.HTML) is out
+    got = respond(slider, [3600.0, 86400.0, 10.0], read=lambda: out.value)
+    assert got["responds"] and got["changed"] == [True, True, True]
+    assert len(got["latency_ms"]) == 3 and all(ms >= 0 for ms in got["latency_ms"])
+    assert got["median_ms"] == sorted(got["latency_ms"])[1]
+    assert slider.value == 10.0 and out.value == "p = 0.00"
+
+
+def test_an_inert_control_is_reported():
+    panel, slider, out = _panel(live=False)
+    got = respond(slider, [3600.0, 86400.0], read=lambda: out.value)
+    assert not got["responds"] and got["changed"] == [False, False]
+
+
+def test_bad_requests_name_the_fix():
+    panel, slider, out = _panel()
+    with pytest.raises(ValueError, match="current value"):
+        respond(slider, [10.0], read=lambda: out.value)
+    with pytest.raises(ValueError, match="at least one"):
+        respond(slider, [], read=lambda: out.value)
+    with pytest.raises(ValueError, match="description='window'"):
+        find_widget(panel, description="window")
