@@ -122,16 +122,24 @@ def test_concurrent_writers_lose_nothing(tmp_path):
     assert all(data[f"nb{i % 3}"]["values"][f"k{i}"] == i for i in range(24))
 
 
+# --- the notebooks' recorded keys (each reuses the session's one nbclient run of its notebook) ---
+def _notebook_values(notebook_runs, stem: str) -> dict:
+    """Key numbers notebook `stem` recorded in the session's run (skipped if it is not tested)."""
+    from _notebook_runs import NOTEBOOKS
+
+    path = next((p for p in NOTEBOOKS if p.stem == stem), None)
+    if path is None:
+        pytest.skip(f"{stem} is not among the tested notebooks")
+    run = notebook_runs.get(path)
+    assert run.ok, "\n".join(run.errors)
+    return notebook_runs.values(path)
+
+
 # --- 04_future_text: the keys the notebook records, at its defaults (reuses the session's run) ---
 @pytest.mark.slow
 @pytest.mark.lm
 def test_future_text_summary_keys(notebook_runs):
-    from _notebook_runs import NOTEBOOKS_DIR
-
-    path = NOTEBOOKS_DIR / "04_future_text.ipynb"
-    run = notebook_runs.get(path)
-    assert run.ok, run.errors
-    v = notebook_runs.values(path)
+    v = _notebook_values(notebook_runs, "04_future_text")
     for model in ("baseline", "last-2", "last-3", "freq", "context", "context2"):
         assert v[f"future_text.{model}.content_ppl"] > 1
     assert v["future_text.control.content_ppl"] == v["future_text.baseline.content_ppl"]
@@ -151,14 +159,7 @@ STREAM_NOTEBOOK = "01_stream_classification"
 def test_stream_notebook_records_that_time_matters(notebook_runs):
     """At notebook 01's defaults TempoFormer beats its time-blind control, moving a change post from
     a 10 s to a 1 day gap moves its p(change), and only TempoFormer finds the time-only switches."""
-    from _notebook_runs import NOTEBOOKS
-
-    path = next((p for p in NOTEBOOKS if p.stem == STREAM_NOTEBOOK), None)
-    if path is None:
-        pytest.skip(f"{STREAM_NOTEBOOK} is not among the tested notebooks")
-    run = notebook_runs.get(path)
-    assert run.ok, "\n".join(run.errors)
-    v = notebook_runs.values(path)
+    v = _notebook_values(notebook_runs, STREAM_NOTEBOOK)
     assert v["stream.time_effect"] >= 0.05, v
     assert v["stream.gap_sensitivity"] >= 0.2, v
     assert v["stream.control.gap_sensitivity"] < 1e-6  # the control never sees a gap
@@ -180,14 +181,7 @@ def test_semantic_change_notebook_records_that_time_matters(notebook_runs):
     """At notebook 02's defaults on the planted world (probes: the same sentences in both periods),
     temporal attention ranks the words by their planted change; its time-blind control (the same model
     and training, time input fixed), plain MiniLM and the frequency baseline rank nothing."""
-    from _notebook_runs import NOTEBOOKS
-
-    path = next((p for p in NOTEBOOKS if p.stem == SEMANTIC_NOTEBOOK), None)
-    if path is None:
-        pytest.skip(f"{SEMANTIC_NOTEBOOK} is not among the tested notebooks")
-    run = notebook_runs.get(path)
-    assert run.ok, "\n".join(run.errors)
-    v = notebook_runs.values(path)
+    v = _notebook_values(notebook_runs, SEMANTIC_NOTEBOOK)
     ta, control = v["semantic_change.temporal-attention.spearman"], v["semantic_change.no-time.spearman"]
     assert ta >= 0.2, v
     assert abs(control) < 1e-9 and abs(v["semantic_change.plain.spearman"]) < 1e-9, v
@@ -204,22 +198,11 @@ DIFFUSION_KEYS = ("dcwe_ppl", "cwe_ppl", "dcwe.perplexity", "cwe.perplexity", "d
                   "sigma_precision_at_k", "offset_ratio")
 
 
-def _diffusion_values(notebook_runs) -> dict:
-    from _notebook_runs import NOTEBOOKS
-
-    path = next((p for p in NOTEBOOKS if p.stem == DIFFUSION_NOTEBOOK), None)
-    if path is None:
-        pytest.skip(f"{DIFFUSION_NOTEBOOK} is not among the tested notebooks")
-    run = notebook_runs.get(path)
-    assert run.ok, "\n".join(run.errors)
-    return notebook_runs.values(path)
-
-
 @pytest.mark.slow
 def test_diffusion_notebook_records_dcwe_beside_its_control(notebook_runs):
     """Notebook 03 records DCWE's and the time-blind control's (CWE) held-out perplexity, the
     sigma precision@k and the offset ratio under diffusion.*."""
-    v = _diffusion_values(notebook_runs)
+    v = _notebook_values(notebook_runs, DIFFUSION_NOTEBOOK)
     missing = [k for k in DIFFUSION_KEYS if f"diffusion.{k}" not in v]
     assert not missing, missing
     assert v["diffusion.dcwe.perplexity"] == v["diffusion.dcwe_ppl"] > 1
@@ -234,7 +217,7 @@ def test_diffusion_notebook_records_dcwe_beside_its_control(notebook_runs):
 def test_diffusion_notebook_records_that_unit_and_time_matter(notebook_runs):
     """The targets: DCWE's held-out perplexity >= 5% below CWE's (same budget and seed), the most
     variable words are the planted changing words, and their offsets are clearly the larger."""
-    v = _diffusion_values(notebook_runs)
+    v = _notebook_values(notebook_runs, DIFFUSION_NOTEBOOK)
     assert v["diffusion.dcwe_ppl"] <= 0.95 * v["diffusion.cwe_ppl"], v
     assert v["diffusion.sigma_precision_at_k"] >= 0.8, v
     assert v["diffusion.offset_ratio"] > 1.2, v
@@ -245,13 +228,6 @@ def test_diffusion_notebook_records_that_unit_and_time_matter(notebook_runs):
 def test_stream_what_if_panel_responds_and_its_latency_is_recorded(notebook_runs):
     """Notebook 01 drives its what-if panel's gap slider from code (tempo_analysis.widgets.drive): the
     bars change on every move, and the median kernel-side time per move is recorded (not judged)."""
-    from _notebook_runs import NOTEBOOKS
-
-    path = next((p for p in NOTEBOOKS if p.stem == STREAM_NOTEBOOK), None)
-    if path is None:
-        pytest.skip(f"{STREAM_NOTEBOOK} is not among the tested notebooks")
-    run = notebook_runs.get(path)
-    assert run.ok, "\n".join(run.errors)
-    v = notebook_runs.values(path)
+    v = _notebook_values(notebook_runs, STREAM_NOTEBOOK)
     assert v[f"ui.responds.{STREAM_NOTEBOOK}"] is True, "the what-if bars did not change when the gap moved"
     assert v[f"ui.latency_ms.{STREAM_NOTEBOOK}"] > 0
