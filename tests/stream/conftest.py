@@ -48,3 +48,13 @@ def timelines():
 @pytest.fixture(autouse=True)
 def _seed():
     torch.manual_seed(0)
+
+
+def timelines_csv(folder, n_timelines: int = 6, n_posts=(5, 4), labels=("no", "yes"), seed: int = 4):
+    """`make_timelines` written as a posts CSV a user would give (`timestamp` in seconds); its path."""
+    tl = make_timelines(n_timelines=n_timelines, n_posts=n_posts, labels=labels, seed=seed)
+    df = tl.df.drop(columns=["seconds"]).copy()
+    df["timestamp"] = tl.df["seconds"]
+    csv = folder / "posts.csv"
+    df.to_csv(csv, index=False)
+    return csv

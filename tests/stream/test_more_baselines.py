@@ -13,7 +13,7 @@ from tempo_analysis.stream.robert import RoBERTNet
 from tempo_analysis.stream.signature import ExpandingLogSig, SeqSigNet, SWNUNet, fill_left_pads, unit_slices
 from tempo_analysis.stream.time_bilstm import TimeBiLSTMNet, window_time_features
 
-from .conftest import make_timelines
+from .conftest import make_timelines, timelines_csv
 
 
 @pytest.fixture(scope="module")
@@ -144,11 +144,7 @@ def test_options_a_model_does_not_take_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="epochs"):
         check_settings("random", {"epochs": 99})
     check_settings("time_bilstm", {"epochs": 3, "hidden": 16})
-    tl = make_timelines(n_timelines=6, n_posts=(5, 4), labels=("no", "yes"), seed=4)
-    csv = tmp_path / "posts.csv"
-    df = tl.df.drop(columns=["seconds"]).copy()
-    df["timestamp"] = tl.df["seconds"]
-    df.to_csv(csv, index=False)
+    csv = timelines_csv(tmp_path)
     out = tmp_path / "res.json"
     args = ["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--folds", "3", "--max-folds", "1",
             "--no-progress", "--out", str(out)]

@@ -15,7 +15,7 @@ from tempo_analysis.stream.classifier import TempoFormerClassifier
 from tempo_analysis.stream.experiment import make_classifier
 from tempo_analysis.stream.model import TempoFormerModel
 
-from .conftest import make_timelines
+from .conftest import make_timelines, timelines_csv
 
 
 @pytest.fixture(scope="module")
@@ -126,11 +126,7 @@ def test_cli_evaluate_writes_per_class_and_macro_f1(tmp_path, tiny, capsys):
     model, tok = tiny
     model.save_pretrained(tmp_path / "enc")
     tok.save_pretrained(tmp_path / "enc")
-    tl = make_timelines(n_timelines=6, n_posts=(5, 4), labels=("no", "yes"), seed=4)
-    csv = tmp_path / "posts.csv"
-    df = tl.df.drop(columns=["seconds"]).copy()
-    df["timestamp"] = tl.df["seconds"]
-    df.to_csv(csv, index=False)
+    csv = timelines_csv(tmp_path)
     out = tmp_path / "res.json"
     rc = main(["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--model", str(tmp_path / "enc"),
                "--window", "3", "--folds", "3", "--max-folds", "1", "--seeds", "0", "--epochs", "1",
