@@ -3,8 +3,10 @@
 ipywidgets runs a control's observers in the kernel when its ``value`` is set, so setting the value
 from code is what a person's drag does once the browser has sent it. :func:`respond` sets a control
 to each of a few values, reads the output it drives (figure data, a table, text) before and after,
-and reports the time each change took in the kernel and whether the output changed every time. The
-notebooks record the median as ``ui.latency_ms.<notebook>`` (the browser's redraw not included).
+and reports the time each change took in the kernel and whether the output changed every time.
+Notebook 01 records the median as ``ui.kernel_latency_ms.<notebook>`` (the browser's redraw not
+included); the browser test records ``ui.latency_ms.<notebook>``, from a change made in the page to
+the redrawn output.
 """
 
 from __future__ import annotations

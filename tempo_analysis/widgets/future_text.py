@@ -16,6 +16,7 @@ from IPython.display import display
 from tempo_analysis.figures.future_text import bias_change, side_by_side
 from tempo_analysis.future_text.generation import GenerationSettings, generate_texts
 from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, word_pieces, word_token
+from tempo_analysis.widgets.progress import Busy
 
 
 def _years(model) -> list[int]:
@@ -34,19 +35,21 @@ def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings:
                           description="bias α")
     seed = W.IntText(value=settings.seed, description="seed")
     go_btn = W.Button(description="Regenerate", button_style="primary")
-    out = W.Output()
+    out, busy = W.Output(), Busy("generating")
 
     def run(_=None):
         s = GenerationSettings(**{**settings.to_dict(), "seed": int(seed.value)})
-        left = generate_texts(baseline, fitted.tokenizer_, year.value, n, settings=s)
-        right = generate_texts(model, fitted.tokenizer_, year.value, n, alpha=alpha.value, settings=s)
+        with busy.steps(2) as step:
+            left = generate_texts(baseline, fitted.tokenizer_, year.value, n, settings=s)
+            step()
+            right = generate_texts(model, fitted.tokenizer_, year.value, n, alpha=alpha.value, settings=s)
         out.clear_output(wait=True)
         with out:
             display(side_by_side(left, right, words, titles=("baseline", f"{model.config.variant} (α={alpha.value:g})"),
                                  title=f"Generated texts for {year.value}"))
 
     go_btn.on_click(run)
-    box = W.VBox([W.HBox([year, alpha, seed, go_btn]), out])
+    box = W.VBox([W.HBox([year, alpha, seed, go_btn]), busy.bar, out])
     if run_now:
         run()
     return box
@@ -62,17 +65,19 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
     factor = W.FloatLogSlider(value=8.0, base=2, min=0, max=5, step=0.5, description="rise ×")
     last = W.IntSlider(value=3, min=1, max=min(5, len(model.history_years)), description="last years")
     go_btn = W.Button(description="Inject trend", button_style="warning")
-    out = W.Output()
+    out, busy = W.Output(), Busy("generating")
 
     def run(_=None):
         tok, year = fitted.tokenizer_, fitted.test_year_
         ids = word_pieces(tok, word.value)
         shown = [word_token(tok, w) for w in dict.fromkeys([word.value, *words])]
-        before_bias = forecast_bias(model, year)
-        before = generate_texts(model, tok, year, n, settings=settings)
-        with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
-            after_bias = forecast_bias(model, year)
-            after = generate_texts(model, tok, year, n, settings=settings)
+        with busy.steps(2) as step:
+            before_bias = forecast_bias(model, year)
+            before = generate_texts(model, tok, year, n, settings=settings)
+            step()
+            with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
+                after_bias = forecast_bias(model, year)
+                after = generate_texts(model, tok, year, n, settings=settings)
         out.clear_output(wait=True)
         with out:
             labels = [tok.decode([t]).strip() for t in shown]
@@ -81,7 +86,7 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
             display(side_by_side(before, after, [word.value, *words], titles=("as trained", "with the injected trend")))
 
     go_btn.on_click(run)
-    box = W.VBox([W.HBox([word, factor, last, go_btn]), out])
+    box = W.VBox([W.HBox([word, factor, last, go_btn]), busy.bar, out])
     if run_now:
         run()
     return box

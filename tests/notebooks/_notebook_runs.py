@@ -38,6 +38,8 @@ NOTEBOOK_TIMEOUT = float(os.environ.get("TEMPO_ANALYSIS_NOTEBOOK_TIMEOUT", 1500)
 EXECUTED_DIR = ROOT / "build" / "test-notebooks"
 # notebook -> (headless seconds, browser seconds), printed at the end of the session
 TIMINGS: dict[str, tuple[float, float]] = {}
+# notebook -> seconds the browser test spent moving its what-if widgets (after the run)
+WIDGET_SECONDS: dict[str, float] = {}
 
 
 def notebook_params():

@@ -29,6 +29,14 @@ and widget is built live; only the memoised training is skipped, and it was prov
 in the same session, with the same parameters, by the headless run. If the headless run failed,
 the browser run is not attempted (that failure is already reported by test_execute.py).
 
+Then every what-if widget is moved, in the same page with the kernel still alive (_widgets.py: the
+table of controls per notebook, and how each is found, moved and timed): a widget whose output does
+not change fails the test. The median time from a move to the redrawn output is recorded in
+build/summary.json as `ui.latency_ms.<notebook>` (with `ui.responds.<notebook>` and
+`ui.widgets.<notebook>`, the number of controls moved), and held to its target: median <= 1 s for
+widgets that re-score or re-plot, <= 3 s for those that train or generate, which must also show a
+progress bar while they work.
+
 Skips, with the reason, when chromium or playwright is missing, unless CI=true: then it fails.
 """
 from __future__ import annotations
@@ -36,19 +44,26 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
+import time
 import warnings
 
 import nbformat
 import pytest
-from _notebook_runs import EXECUTED_DIR, NOTEBOOK_TIMEOUT, NOTEBOOKS_DIR, ROOT, TIMINGS, notebook_params
+from _notebook_runs import (EXECUTED_DIR, NOTEBOOK_TIMEOUT, NOTEBOOKS_DIR, ROOT, TIMINGS, WIDGET_SECONDS,
+                            notebook_params)
 
+import _widgets as wd
 import notebook_exec as nbx
+
+from tempo_analysis.notebook import record_summary
 
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SCREENSHOTS = ROOT / "build" / "screenshots"
 VIEWPORT = {"width": 1400, "height": 900}
+# the project's summary: the browser test is where ui.* (widget latency) is measured, so it records there
+SUMMARY = ROOT / "build" / "summary.json"
 
 
 def missing_requirements() -> list[str]:
@@ -115,7 +130,7 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
             + "; ".join(headless.errors)
         )
     page = browser.new_page(viewport=VIEWPORT)
-    state = None
+    state = drive = None
     try:
         state = jl.run_all_in_lab(page, server, path.name, timeout_s=NOTEBOOK_TIMEOUT, workspace=path.stem)
         saved = jl.save_notebook(page, root / path.name)
@@ -124,6 +139,12 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
         TIMINGS[path.stem] = (headless.seconds, executed_seconds(saved))
         record_property("headless_seconds", round(headless.seconds, 1))
         record_property("browser_seconds", round(TIMINGS[path.stem][1], 1))
+        if not state["error_texts"] and path.stem in wd.MOVES:
+            # the kernel is still alive: move every what-if control and time the redrawn output
+            started = time.monotonic()
+            drive = wd.drive_notebook(page, root / path.name, wd.MOVES[path.stem])
+            WIDGET_SECONDS[path.stem] = time.monotonic() - started
+            record_property("widgets_seconds", round(WIDGET_SECONDS[path.stem], 1))
     finally:
         try:
             jl.screenshot_notebook(page, SCREENSHOTS / f"{path.stem}.png")
@@ -145,6 +166,29 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
         f"{path.name}: the browser run recorded other key numbers than the headless run"
     )
     assert (SCREENSHOTS / f"{path.stem}.png").stat().st_size > 10_000
+    if drive is not None:
+        check_widgets(drive, record_property)
+
+
+def check_widgets(drive: wd.NotebookDrive, record_property) -> None:
+    """Every control moved its output; record the median latency; hold each kind to its target."""
+    name = drive.notebook
+    median = drive.median_ms()
+    values = {f"ui.responds.{name}": drive.responds, f"ui.widgets.{name}": len(drive.results)}
+    if median is not None:
+        values[f"ui.latency_ms.{name}"] = round(median, 1)
+    record_summary(values, notebook=name, path=SUMMARY)
+    record_property("widgets", "\n" + drive.report())
+    inert = [r.line() for r in drive.results if not r.changed]
+    assert not inert, f"{name}: widgets whose output did not change:\n" + "\n".join(inert) + "\nall:\n" + drive.report()
+    for kind, heavy in (("light", False), ("heavy", True)):
+        med = drive.median_ms(heavy)
+        if med is not None:
+            assert med <= wd.TARGET_MS[kind], (
+                f"{name}: median latency of the widgets that {'train or generate' if heavy else 're-score or re-plot'} "
+                f"is {med:.0f} ms, over the {wd.TARGET_MS[kind]:.0f} ms target:\n" + drive.report())
+    silent = [r.line() for r in drive.results if r.move.heavy and not r.progress_seen]
+    assert not silent, f"{name}: widgets that train or generate without a progress indicator:\n" + "\n".join(silent)
 
 
 def test_browser_run_sees_errors(lab):

@@ -229,5 +229,5 @@ def test_stream_what_if_panel_responds_and_its_latency_is_recorded(notebook_runs
     """Notebook 01 drives its what-if panel's gap slider from code (tempo_analysis.widgets.drive): the
     bars change on every move, and the median kernel-side time per move is recorded (not judged)."""
     v = _notebook_values(notebook_runs, STREAM_NOTEBOOK)
-    assert v[f"ui.responds.{STREAM_NOTEBOOK}"] is True, "the what-if bars did not change when the gap moved"
-    assert v[f"ui.latency_ms.{STREAM_NOTEBOOK}"] > 0
+    assert v[f"ui.kernel_responds.{STREAM_NOTEBOOK}"] is True, "the what-if bars did not change when the gap moved"
+    assert v[f"ui.kernel_latency_ms.{STREAM_NOTEBOOK}"] > 0

@@ -40,3 +40,22 @@ def test_bad_requests_name_the_fix():
         respond(slider, [], read=lambda: out.value)
     with pytest.raises(ValueError, match="description='window'"):
         find_widget(panel, description="window")
+
+
+def test_busy_bar_shows_only_while_working_and_counts_steps():
+    from tempo_analysis.widgets.progress import Busy
+
+    busy = Busy("generating")
+    assert not busy.shown
+    seen = []
+    with pytest.raises(RuntimeError):
+        with busy.steps(2) as step:
+            seen.append((busy.shown, busy.bar.value, busy.bar.max))
+            step()
+            seen.append((busy.shown, busy.bar.value))
+            raise RuntimeError("a step failed")
+    assert seen == [(True, 0, 2), (True, 1)]
+    assert not busy.shown  # hidden again, also after an error
+    with pytest.raises(ValueError, match="at least one step"):
+        with busy.steps(0):
+            pass
