@@ -36,13 +36,19 @@ def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings:
     seed = W.IntText(value=settings.seed, description="seed")
     go_btn = W.Button(description="Regenerate", button_style="primary")
     out, busy = W.Output(), Busy("generating")
+    done = {}  # (side, year, seed[, alpha]) -> texts: a click regenerates only what its inputs changed
+
+    def texts(key, lm, s, **kw):
+        if key not in done:
+            done[key] = generate_texts(lm, fitted.tokenizer_, year.value, n, settings=s, **kw)
+        return done[key]
 
     def run(_=None):
         s = GenerationSettings(**{**settings.to_dict(), "seed": int(seed.value)})
         with busy.steps(2) as step:
-            left = generate_texts(baseline, fitted.tokenizer_, year.value, n, settings=s)
+            left = texts(("baseline", year.value, s.seed), baseline, s)
             step()
-            right = generate_texts(model, fitted.tokenizer_, year.value, n, alpha=alpha.value, settings=s)
+            right = texts(("model", year.value, s.seed, alpha.value), model, s, alpha=alpha.value)
         out.clear_output(wait=True)
         with out:
             display(side_by_side(left, right, words, titles=("baseline", f"{model.config.variant} (α={alpha.value:g})"),
@@ -66,6 +72,7 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
     last = W.IntSlider(value=3, min=1, max=min(5, len(model.history_years)), description="last years")
     go_btn = W.Button(description="Inject trend", button_style="warning")
     out, busy = W.Output(), Busy("generating")
+    done = {}  # the texts as trained, generated once (their inputs never change)
 
     def run(_=None):
         tok, year = fitted.tokenizer_, fitted.test_year_
@@ -73,7 +80,9 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
         shown = [word_token(tok, w) for w in dict.fromkeys([word.value, *words])]
         with busy.steps(2) as step:
             before_bias = forecast_bias(model, year)
-            before = generate_texts(model, tok, year, n, settings=settings)
+            if "before" not in done:
+                done["before"] = generate_texts(model, tok, year, n, settings=settings)
+            before = done["before"]
             step()
             with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
                 after_bias = forecast_bias(model, year)

@@ -7,7 +7,8 @@ Both that run and the JupyterLab server of the browser test see the same environ
 - TEMPO_ANALYSIS_DATA    the project's data/ (so temporary copies of notebooks find it);
 - TEMPO_ANALYSIS_CACHE   one cache folder for the session: steps a notebook wraps in
                          tempo_analysis.notebook.cached() are computed by the nbclient run and
-                         reused by the browser run (same notebook, same parameters);
+                         reused by the browser run (same notebook, same parameters); a fresh
+                         temporary one, or $TEMPO_ANALYSIS_TEST_CACHE when that is set;
 - TEMPO_ANALYSIS_SUMMARY a per-run summary.json under the session's temporary folder, so tests
                          never touch build/summary.json (that is `make demo`'s).
 
@@ -52,7 +53,9 @@ class NotebookRuns:
 
     def __init__(self, work: Path):
         self.work = work
-        self.cache = work / "cache"
+        # $TEMPO_ANALYSIS_TEST_CACHE: a folder kept across sessions (for development: trained steps
+        # are reused while the library's code is unchanged); CI leaves it unset: a fresh cache
+        self.cache = Path(os.environ.get("TEMPO_ANALYSIS_TEST_CACHE") or work / "cache")
         self.cache.mkdir(parents=True, exist_ok=True)
         self.runs: dict[Path, nbx.NotebookRun] = {}
 

@@ -80,15 +80,16 @@ MOVES: dict[str, list[Move]] = {
         Move("display(what_if_panel(", "reset post", "button"),
     ],
     "02_semantic_change": [
-        Move("word_explorer(main", "word", "dropdown"),
+        # on the planted world (the notebook's default data): "mouse" is a target word
+        Move("word_explorer(main", "word", "dropdown", "mouse"),
         Move("scoring_whatif(main", "word", "dropdown"),
         Move("scoring_whatif(main", "scorer", "dropdown"),
         Move("scoring_whatif(main", "z-score", "checkbox"),
         Move("scoring_whatif(main", "h (layers)", "slider", 0.0),
         Move("scoring_whatif(main", "n (usages)", "slider", 0.3),
-        Move("sentence_probe(main", "sentence", "text", "The new cell phone rang twice.", then="Place it"),
+        Move("sentence_probe(main", "sentence", "text", "The mouse ran past my cell phone.", then="Place it"),
         Move("sentence_probe(main", "run as", "dropdown", then="Place it"),
-        Move("sentence_probe(main", "word", "dropdown", then="Place it"),
+        Move("sentence_probe(main", "word", "dropdown", "mouse", then="Place it"),
     ],
     "03_social_diffusion": [
         Move("model_choice = widgets.ToggleButtons", "read from", "toggle"),
