@@ -218,8 +218,8 @@ def _mark(cell, label: str, token: str):
     return cell.locator(f"[data-ui-move='{token}']")
 
 
-def _drag_slider(page, control, fraction: float) -> None:
-    """Press the slider's handle and release it at `fraction` of the track's width."""
+def _drag_slider(page, control, fraction: float) -> float:
+    """Press the slider's handle and release it at `fraction` of the track's width; returns when."""
     track = control.locator(".noUi-target, .slider").first
     handle = control.locator(".noUi-handle, .ui-slider-handle").first
     handle.scroll_into_view_if_needed()
@@ -231,14 +231,17 @@ def _drag_slider(page, control, fraction: float) -> None:
     page.mouse.down()
     target = t["x"] + max(0.0, min(1.0, fraction)) * t["width"]
     page.mouse.move(target, y, steps=8)
+    committed = time.perf_counter()
     page.mouse.up()
+    return committed
 
 
-def _set(page, control, move: Move) -> None:
+def _set(page, control, move: Move) -> float:
+    """Set the control as a person would; returns the time (perf_counter) of the committing action."""
     kind = move.kind
     if kind == "slider":
-        _drag_slider(page, control, float(move.value))
-    elif kind == "dropdown":
+        return _drag_slider(page, control, float(move.value))
+    if kind == "dropdown":
         select = control.locator("select")
         options = select.locator("option").all_inner_texts()
         current = select.evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''")
@@ -249,8 +252,10 @@ def _set(page, control, move: Move) -> None:
             label = options[(options.index(current) + 1) % len(options)] if current in options else others[0]
         else:
             label = str(move.value)
+        committed = time.perf_counter()
         select.select_option(label=label)
-    elif kind == "toggle":
+        return committed
+    if kind == "toggle":
         buttons = control.locator("button")
         texts = [t.strip() for t in buttons.all_inner_texts()]
         classes = [buttons.nth(i).get_attribute("class") or "" for i in range(buttons.count())]
@@ -260,18 +265,25 @@ def _set(page, control, move: Move) -> None:
             picks = [texts.index(str(move.value))]
         if not picks:
             raise AssertionError(f"toggle {move.label!r}: no button to switch to ({texts})")
+        committed = time.perf_counter()
         buttons.nth(picks[0]).click()
-    elif kind == "checkbox":
+        return committed
+    if kind == "checkbox":
+        committed = time.perf_counter()
         control.locator("input[type=checkbox]").click()
-    elif kind in ("text", "textarea"):
+        return committed
+    if kind in ("text", "textarea"):
         box = control.locator("textarea, input").first
         box.click()
         box.fill(str(move.value))
+        committed = time.perf_counter()
         page.keyboard.press("Enter" if kind == "text" else "Tab")
-    elif kind == "button":
+        return committed
+    if kind == "button":
+        committed = time.perf_counter()
         control.click()
-    else:
-        raise ValueError(f"unknown move kind {kind!r}")
+        return committed
+    raise ValueError(f"unknown move kind {kind!r}")
 
 
 def drive_move(page, cell, move: Move, token: str) -> MoveResult:
@@ -280,10 +292,10 @@ def drive_move(page, cell, move: Move, token: str) -> MoveResult:
     control.scroll_into_view_if_needed()
     button = _mark(cell, move.then, token + "-then") if move.then else None
     before = cell.evaluate(_SIGNATURE_JS)
-    _set(page, control, move)
+    start = _set(page, control, move)
     if button is not None:
+        start = time.perf_counter()
         button.click()
-    start = time.perf_counter()
     last, last_change, progress = before, None, False
     while True:
         now = time.perf_counter()
