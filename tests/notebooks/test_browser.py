@@ -219,3 +219,37 @@ def test_missing_browser_fails_under_ci_and_skips_otherwise(monkeypatch, ci, out
     monkeypatch.setenv("CI", ci)
     with pytest.raises(outcome, match="chromium"):
         require_browser()
+
+
+def test_widget_drive_fails_on_an_inert_widget(lab):
+    """The widget checks can fail: of two sliders dragged in JupyterLab, the one whose callback
+    ignores its value is reported as not changing its output; the live one changes it, and its
+    latency is measured."""
+    import _jupyterlab as jl
+
+    server, browser, root = lab
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+    panel = ("import ipywidgets as W\n"
+             "s_{label} = W.IntSlider(value=5, min=0, max=10, description='{label}', continuous_update=False)\n"
+             "out_{label} = W.HTML('value 5')\n"
+             "s_{label}.observe(lambda c: setattr(out_{label}, 'value', {text}), names='value')\n"
+             "W.VBox([s_{label}, out_{label}])")
+    nb.cells = [nbformat.v4.new_code_cell(panel.format(label="live", text="f\"value {c['new']}\"")),
+                nbformat.v4.new_code_cell(panel.format(label="inert", text="'value 5'"))]
+    path = root / "zz_widgets.ipynb"
+    nbformat.write(nb, path)
+    page = browser.new_page(viewport=VIEWPORT)
+    try:
+        state = jl.run_all_in_lab(page, server, path.name, timeout_s=120, workspace="zz_widgets")
+        drive = wd.drive_notebook(page, path, [wd.Move("'live'", "live", "slider", 0.9),
+                                               wd.Move("'inert'", "inert", "slider", 0.9, timeout_s=5)])
+    finally:
+        page.close()
+        jl.shutdown_kernels(server)
+        path.unlink()
+    assert state["widget_views"] >= 2, state
+    live, inert = drive.results
+    assert live.changed and live.latency_ms is not None and live.latency_ms >= 0, drive.report()
+    assert not inert.changed and "no change" in inert.note, drive.report()
+    assert not drive.responds
