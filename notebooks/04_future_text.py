@@ -176,11 +176,12 @@ record_summary(summary, notebook="04_future_text")
 # %% [markdown]
 # **Try it:** pick the target year and the bias strength α (0 = no temporal bias) and regenerate;
 # or type a word, a factor and a number of years and inject the trend. Each click generates with
-# SmolLM2. So that a click answers in seconds on a CPU, the widgets sample without beam search
-# (`num_beams=1`); the texts scored above use the paper's beam search.
+# SmolLM2. So that a click answers in seconds on a CPU, the widgets sample shorter texts without
+# beam search (`num_beams=1`, half the length); the texts scored above use the paper's decoding.
 
 # %%
-widget_settings = dataclasses.replace(gen_settings, num_beams=1)
+widget_settings = dataclasses.replace(gen_settings, num_beams=1, max_new_tokens=gen_settings.max_new_tokens // 2,
+                                      min_new_tokens=gen_settings.min_new_tokens // 2)
 display(generation_explorer(future, "baseline", biased, WORDS, n=N_TEXTS, settings=widget_settings, run_now=False))
 if freq_name is not None:
     display(trend_injector(future, freq_name, INJECT, n=N_TEXTS, settings=widget_settings, run_now=False))
