@@ -175,11 +175,13 @@ mapper.visualize_network_map(result, seed=SEED, communities=communities, top_wor
 # %%
 model_choice = widgets.ToggleButtons(options=[m for m in ("dcwe", "cwe") if m in mapper.models_], value="dcwe",
                                      description="read from")
+# each model's map is read once, here, so that switching only redraws (reading takes seconds on a CPU)
+maps_read = {m: result if m == "dcwe" else read_map(mapper.models_[m], corpus, WORD, ANCHOR)
+             for m in model_choice.options}
 
 
 def show_map(model):
-    mapper.visualize_network_map(read_map(mapper.models_[model], corpus, WORD, ANCHOR), seed=SEED,
-                                 communities=communities, top_words=5).show()
+    mapper.visualize_network_map(maps_read[model], seed=SEED, communities=communities, top_words=5).show()
 
 
 widgets.VBox([model_choice, widgets.interactive_output(show_map, {"model": model_choice})])
