@@ -10,7 +10,8 @@ alive. For each `Move` of the notebook (the `MOVES` table below):
   at a fraction of its width), an option picked in a dropdown, a toggle button or a checkbox clicked,
   text typed (and Enter or Tab pressed), a button clicked; then, for controls that act only through
   a button ("Regenerate", "Place it"), that button is clicked;
-- the output the widget drives is read before and after: every plotly figure's data and title in
+- the output the widget drives is read before and after: every plotly figure's data (tables' cells
+  included) and title in
   the cell's output area, and the text of its outputs and HTML labels (the controls' own readouts
   are left out, so moving a slider's readout alone is not a change);
 - the latency is the time from the last action to the last change of that output, once the kernel
@@ -162,7 +163,7 @@ _SIGNATURE_JS = r"""
   const figs = [...area.querySelectorAll('.js-plotly-plot')].map(gd => {
     let data = '';
     try { data = JSON.stringify((gd.data || []).map(t => {
-      const c = {}; for (const k of ['x', 'y', 'z', 'text', 'marker', 'name', 'values', 'labels', 'customdata'])
+      const c = {}; for (const k of ['x', 'y', 'z', 'text', 'marker', 'name', 'values', 'labels', 'customdata', 'header', 'cells'])
         if (t[k] !== undefined) c[k] = ArrayBuffer.isView(t[k]) ? Array.from(t[k]) : t[k];
       return c; })); } catch (e) { data = String(e); }
     const title = gd.layout && gd.layout.title ? (gd.layout.title.text || gd.layout.title) : '';
