@@ -179,8 +179,10 @@ def check_widgets(drive: wd.NotebookDrive, record_property) -> None:
         values[f"ui.latency_ms.{name}"] = round(median, 1)
     record_summary(values, notebook=name, path=SUMMARY)
     record_property("widgets", "\n" + drive.report())
-    inert = [r.line() for r in drive.results if not r.changed]
-    assert not inert, f"{name}: widgets whose output did not change:\n" + "\n".join(inert) + "\nall:\n" + drive.report()
+    inert = [r for r in drive.results if not r.changed]
+    known = [wd.KNOWN_INERT.get((name, r.move.label)) for r in inert]
+    assert all(known), (f"{name}: widgets whose output did not change:\n"
+                        + "\n".join(r.line() for r in inert) + "\nall:\n" + drive.report())
     silent = [r.line() for r in drive.results if r.move.heavy and not r.progress_seen]
     assert not silent, f"{name}: widgets that train or generate without a progress indicator:\n" + "\n".join(silent)
     missed = []
@@ -193,6 +195,8 @@ def check_widgets(drive: wd.NotebookDrive, record_property) -> None:
     if missed and name in wd.KNOWN_SLOW:
         pytest.xfail("; ".join(missed) + f" (known: {wd.KNOWN_SLOW[name]})")
     assert not missed, "\n".join(missed) + "\n" + drive.report()
+    if inert:  # only known ones are left: report them as an expected failure, with the reason
+        pytest.xfail("; ".join(f"{r.move.name} did not change its output (known: {k})" for r, k in zip(inert, known)))
 
 
 def test_browser_run_sees_errors(lab):
