@@ -178,7 +178,7 @@ _SIGNATURE_JS = r"""
   });
   const clone = area.cloneNode(true);
   clone.querySelectorAll('.js-plotly-plot, .widget-slider, .widget-dropdown, .widget-toggle-buttons, '
-      + '.widget-text, .widget-textarea, .widget-checkbox, .widget-combobox, button, .widget-progress, '
+      + '.widget-text, .widget-textarea, .widget-checkbox, .widget-combobox, button, .widget-hprogress, '
       + 'select, input, textarea, .jp-InputPrompt, .jp-OutputPrompt').forEach(e => e.remove());
   return figs.join('\n') + '\n--\n' + clone.textContent.replace(/\s+/g, ' ').trim();
 }
@@ -212,7 +212,7 @@ _SHOWN_JS = r"""
 """
 
 _BUSY_JS = r"""
-(cell) => [...cell.querySelectorAll('.widget-progress, progress')]
+(cell) => [...cell.querySelectorAll('.widget-hprogress, .widget-vprogress, progress')]
   .some(e => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden')
 """
 

@@ -232,7 +232,7 @@ def test_missing_browser_fails_under_ci_and_skips_otherwise(monkeypatch, ci, out
 def test_widget_drive_fails_on_an_inert_widget(lab):
     """The widget checks can fail: of two sliders dragged in JupyterLab, the one whose callback
     ignores its value is reported as not changing its output; the live one changes it, and its
-    latency is measured."""
+    latency is measured. A button that works for 2 s behind a progress bar: the bar is seen."""
     import _jupyterlab as jl
 
     server, browser, root = lab
@@ -243,21 +243,30 @@ def test_widget_drive_fails_on_an_inert_widget(lab):
              "out_{label} = W.HTML('value 5')\n"
              "s_{label}.observe(lambda c: setattr(out_{label}, 'value', {text}), names='value')\n"
              "W.VBox([s_{label}, out_{label}])")
+    busy = ("import time\nfrom tempo_analysis.widgets.progress import Busy\n"
+            "busy, done, go = Busy('working'), W.HTML('not yet'), W.Button(description='Go')\n"
+            "def work(_):\n    with busy.steps(2) as step:\n        time.sleep(1); step(); time.sleep(1)\n"
+            "    done.value = 'done'\n"
+            "go.on_click(work)\nW.VBox([go, busy.bar, done])")
     nb.cells = [nbformat.v4.new_code_cell(panel.format(label="live", text="f\"value {c['new']}\"")),
-                nbformat.v4.new_code_cell(panel.format(label="inert", text="'value 5'"))]
+                nbformat.v4.new_code_cell(panel.format(label="inert", text="'value 5'")),
+                nbformat.v4.new_code_cell(busy)]
     path = root / "zz_widgets.ipynb"
     nbformat.write(nb, path)
     page = browser.new_page(viewport=VIEWPORT)
     try:
         state = jl.run_all_in_lab(page, server, path.name, timeout_s=120, workspace="zz_widgets")
         drive = wd.drive_notebook(page, path, [wd.Move("'live'", "live", "slider", 0.9),
-                                               wd.Move("'inert'", "inert", "slider", 0.9, timeout_s=5)])
+                                               wd.Move("'inert'", "inert", "slider", 0.9, timeout_s=5),
+                                               wd.Move("Busy('working')", "Go", "button", heavy=True)])
     finally:
         page.close()
         jl.shutdown_kernels(server)
         path.unlink()
     assert state["widget_views"] >= 2, state
-    live, inert = drive.results
+    live, inert, working = drive.results
     assert live.changed and live.latency_ms is not None and live.latency_ms >= 0, drive.report()
     assert not inert.changed and "no change" in inert.note, drive.report()
     assert not drive.responds
+    # a widget that works for 2 s: its progress bar is seen, and the latency covers the work
+    assert working.changed and working.progress_seen and working.latency_ms >= 2000, drive.report()
