@@ -256,7 +256,8 @@ class FutureTextModel:
                                  lstm_hidden=s.lstm_hidden, feature_dim=fdim, train_years=self.train_years_,
                                  alpha=s.alpha if alpha is None else alpha, center_tokens=FEATURE_KIND.get(variant) == "freq",
                                  learn_alpha=s.alpha_search == "learn",
-                                 monotone_trend=s.freq_bias == "monotone").to(self.device_)
+                                 monotone_trend=s.freq_bias == "monotone",
+                                 adapter_rank=s.adapter_rank).to(self.device_)
         if feats is not None:
             n_train = len(self.train_years_)
             first = self.train_years_[0]
@@ -336,12 +337,15 @@ class FutureTextModel:
 
     def generation_settings(self, **overrides) -> GenerationSettings:
         """The paper's decoding with the length sized to an abstract: ``max_new_tokens`` = the median
-        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it; a chat LM gets
-        the topic-free instruction ``ABSTRACT_INSTRUCTION`` (``generation.py``)."""
+        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it. Generation starts
+        from the end-of-text token (topic-free, the paper's); without the context adapter
+        (``adapter_rank=0``) a chat LM gets the topic-free instruction ``ABSTRACT_INSTRUCTION`` instead
+        (``generation.py``): a frozen instruct LM with only an output offset drifts off a bare start."""
         lengths = np.bincount(self.terms_.states.doc.numpy())
         train_docs = np.concatenate([self._frame_rows[y] for y in self.train_years_])
         med = int(np.median(lengths[train_docs]))
-        instruction = ABSTRACT_INSTRUCTION if getattr(self.tokenizer_, "chat_template", None) else None
+        chat = getattr(self.tokenizer_, "chat_template", None)
+        instruction = ABSTRACT_INSTRUCTION if chat and not self.settings.adapter_rank else None
         return GenerationSettings(**{"max_new_tokens": med, "min_new_tokens": med // 2, "seed": self.settings.seed,
                                      "instruction": instruction, **overrides})
 

@@ -88,7 +88,9 @@ def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
     assert a == generate_texts(m, tok, 2015, 3, settings=GEN) and len(a) == 3 and all(a)
     # alpha = 0: no temporal bias, only the head adaptation every variant shares (= the baseline's shape)
     plain = FutureTextModel.build(exp, "baseline")
-    plain.load_state_dict({"offset": m.offset.detach().clone()}, strict=False)
+    shared = {k: v.detach().clone() for k, v in m.state_dict().items() if k == "offset" or k.startswith("adapter.")}
+    assert any(k.startswith("adapter.") for k in shared)                # the context adapter is shared too
+    plain.load_state_dict(shared, strict=False)
     assert generate_texts(m, tok, 2015, 3, alpha=0.0, settings=GEN) == generate_texts(plain, tok, None, 3, settings=GEN)
     other = GenerationSettings(**{**GEN.to_dict(), "seed": 1})
     assert generate_texts(m, tok, 2015, 3, settings=other) != a
