@@ -337,7 +337,7 @@ class FutureLM(PreTrainedModel):
         z = hidden @ w.t()
         if getattr(head, "bias", None) is not None:
             z = z + head.bias[self.token_ids]
-        z = z + self.offset[:-1]
+        shift = self.offset[:-1]                                   # [|S|], added to every position once
         if self.adapter is not None:
             z = z + self.adapter(hidden)
         if self.bias is not None and self.config.bias_kind == "gated":
@@ -346,8 +346,13 @@ class FutureLM(PreTrainedModel):
         elif self.bias is not None:
             terms, inv = self.distinct_year_terms(years)                                     # [U, |S|]
             b = self._alpha(alpha) * terms
-            # one-year batches (the pipeline's): broadcast, never a [P, |S|] copy of the bias
-            z = z + (b[0] if b.shape[0] == 1 and inv is not None else (b if inv is None else b[inv]))
+            if b.shape[0] == 1 and inv is not None:
+                # one-year batches (the pipeline's): fold the bias into the offset vector, so the
+                # [P, |S|] logits get one add (and one reduction in backward), as in the plain step
+                shift = shift + b[0]
+            else:
+                z = z + (b if inv is None else b[inv])
+        z = z + shift
         return torch.cat([z, (lse_rest + self.offset[-1])[:, None]], dim=1)
 
     def state_nll(self, hidden, years, targets, lse_rest, z_target, alpha=None) -> torch.Tensor:
