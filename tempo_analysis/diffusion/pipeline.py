@@ -85,6 +85,10 @@ class DiffusionTrainConfig:
         self.variants = tuple(self.variants)
         if not (isinstance(self.epochs, int) and self.epochs >= 1):
             raise ValueError(f"DiffusionTrainConfig.epochs={self.epochs!r}: use an integer >= 1.")
+        if not (isinstance(self.shared_warmup_steps, int) and self.shared_warmup_steps >= 0):
+            raise ValueError(f"DiffusionTrainConfig.shared_warmup_steps={self.shared_warmup_steps!r}: use an int >= 0.")
+        if not (isinstance(self.mlm_probability, (int, float)) and 0 < self.mlm_probability < 1):
+            raise ValueError(f"DiffusionTrainConfig.mlm_probability={self.mlm_probability!r}: use a float in (0, 1).")
         if self.head_warmup_steps != "auto" and not (isinstance(self.head_warmup_steps, int) and self.head_warmup_steps >= 0):
             raise ValueError(f"DiffusionTrainConfig.head_warmup_steps={self.head_warmup_steps!r}: use 'auto' or an int >= 0.")
 
