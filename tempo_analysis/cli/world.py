@@ -51,8 +51,10 @@ def run(args: argparse.Namespace) -> int:
     """Generate, then write (or with --check, compare); prints one line per file."""
     from tempo_analysis.world import FILES, generate_world
 
-    from tempo_analysis.cli import refuse_options
+    from tempo_analysis.cli import refuse_options, require_positive
 
+    # 0 new adopters per slice: the sense never spreads past slice 0, so there is no diffusion to map
+    require_positive(args, "--speed")
     refuse_options(args, ["--overwrite"], when=args.check, apply_to="writing a world",
                    here="--check (it writes nothing)", fix="drop --check")
     target = Path(args.out) / "world"
