@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="world seed (every part's seed; default 0)")
     p.add_argument("--mode", choices=("walk", "flight"), default=None,
                    help="diffusion mode of the social world (default: walk)")
-    p.add_argument("--speed", type=int, default=None, help="new adopters per slice (default: 2)")
+    p.add_argument("--speed", type=int, default=None, help="new adopters per slice (default: 3)")
     p.add_argument("--change-strength", type=float, default=None,
                    help="scales the planted sense changes, 0..1.5 (default: 1.0)")
     p.add_argument("--overwrite", action="store_true",
