@@ -50,7 +50,7 @@ from IPython.display import display
 
 from tempo_analysis.data.specs import load_social
 from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
-from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k
+from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k, without_offsets
 from tempo_analysis.diffusion.probe import prediction_rhat
 from tempo_analysis.diffusion.report import analyze_rhat
 from tempo_analysis.notebook import cached, record_summary
@@ -67,6 +67,10 @@ LAMBDA_W = 1.0  # random-walk prior (paper: 100; the planted senses flip within 
 DYNAMIC_LR = 1e-3  # learning rate of the GATs and offset FFNs
 LR = 1e-4  # encoder body and MLM head
 HEAD_WARMUP_STEPS = "auto"  # MLM-head steps with the body frozen ("auto": only if the head is fresh)
+SHARED_WARMUP_STEPS = 80  # plain-MLM steps on the training text that EVERY model starts from (before they fork)
+SHARED_WARMUP_LR = 1e-3
+MLM_PROBABILITY = 0.3  # training masks (held-out masks: BERT's 15%)
+SLICE_BATCHES = False  # mixed-slice batches: every slice's offset network is updated at every step
 VARIANTS = ("dcwe", "cwe", "sa", "ta")
 FLIGHT_WORLD = True  # also train DCWE and CWE on the flight world (same budget) and read its mode
 WORD = None  # None: the planted word ("cloud"); otherwise default "network"
@@ -93,8 +97,10 @@ if truth is not None:
 
 # %% [markdown]
 # ## Train DCWE and the comparison models
-# All start from the same encoder (the MLM head first trained with the body frozen when the
-# encoder ships none), train on the same 70% split with the same number of steps and seed:
+# All start from the same encoder: first a short plain masked-LM fine-tuning on the training text
+# (`SHARED_WARMUP_STEPS`), shared by every model, so that each knows the world's words and which
+# companions go with which word before the models fork. Then each trains on the same 70% split
+# with the same number of steps and seed:
 # **DCWE**; **CWE**, the plain fine-tuned encoder (time- and unit-blind); **SA** (social ablation:
 # time-specific offsets from the word alone); **TA** (temporal ablation: one GAT and one FFN for
 # all slices). The held-out perplexity uses the same masked tokens for every model. Lower is better.
@@ -102,7 +108,8 @@ if truth is not None:
 # %%
 cfg = DiffusionTrainConfig(encoder=ENCODER, variants=VARIANTS, epochs=EPOCHS, max_steps=MAX_STEPS, lr=LR,
                            dynamic_lr=DYNAMIC_LR, lambda_w=LAMBDA_W, head_warmup_steps=HEAD_WARMUP_STEPS,
-                           seed=SEED, progress=False)
+                           shared_warmup_steps=SHARED_WARMUP_STEPS, shared_warmup_lr=SHARED_WARMUP_LR,
+                           mlm_probability=MLM_PROBABILITY, slice_batches=SLICE_BATCHES, seed=SEED, progress=False)
 params = {"data": DATA, "acl": [list(ACL_YEARS), ACL_MAX_DOCS], **dataclasses.asdict(cfg)}
 mapper = cached("03-train-dcwe", params, lambda: DiffusionMapper(cfg).fit(corpus),
                 save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
@@ -190,7 +197,8 @@ widgets.VBox([model_choice, widgets.interactive_output(show_map, {"model": model
 # ## Walk or flight? DCWE against the time-blind control
 # For each slice: units reached for the first time, split by whether a neighbour already held the
 # association. The recovered mode compares the observed walk share with the share expected if new
-# arrivals landed on random not-yet-reached units. The same analysis on CWE sits beside it. With
+# arrivals landed on random not-yet-reached units. Two controls sit beside DCWE: the same trained
+# DCWE with its offsets set to zero (its own body and head, blind to unit and time), and CWE. With
 # `FLIGHT_WORLD`, DCWE and CWE are also trained (same budget) on the planted world regenerated with
 # the other mode, and read the same way.
 
@@ -201,8 +209,9 @@ mapper.visualize_walk_flight(result).show()
 def recovery(mappers: dict, corpora: dict, truths: dict) -> pd.DataFrame:
     rows = []
     for world, m in mappers.items():
-        for variant in ("dcwe", "cwe"):
-            r = read_map(m.model(variant), corpora[world], WORD, ANCHOR)
+        models = {"dcwe": m.dcwe_, "dcwe, offsets zeroed": without_offsets(m.dcwe_), "cwe": m.model("cwe")}
+        for variant, model in models.items():
+            r = read_map(model, corpora[world], WORD, ANCHOR)
             planted = truths[world]["first_slice"]
             rows.append({"world": world, "model": variant, "planted_mode": truths[world]["mode"],
                          "recovered_mode": r.mode["mode"], "walk_share": r.mode.get("walk_share"),
@@ -253,8 +262,10 @@ if truth is not None:
                     "diffusion.planted_mode": truth["mode"], "diffusion.recovered_mode": result.mode["mode"],
                     "diffusion.walk_share": result.mode["walk_share"]})
     for row in table.itertuples():
-        summary[f"diffusion.{row.world}_world.{row.model}_mode"] = row.recovered_mode
-        summary[f"diffusion.{row.world}_world.{row.model}_walk_share"] = row.walk_share
+        key = {"dcwe, offsets zeroed": "dcwe_zeroed"}.get(row.model, row.model)
+        summary[f"diffusion.{row.world}_world.{key}_mode"] = row.recovered_mode
+        summary[f"diffusion.{row.world}_world.{key}_walk_share"] = row.walk_share
+        summary[f"diffusion.{row.world}_world.{key}_first_arrival_exact"] = row.first_arrival_exact
 record_summary(summary, notebook="03_social_diffusion")
 summary
 

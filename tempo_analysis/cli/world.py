@@ -21,7 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="world seed (every part's seed; default 0)")
     p.add_argument("--mode", choices=("walk", "flight"), default=None,
                    help="diffusion mode of the social world (default: walk)")
-    p.add_argument("--speed", type=int, default=None, help="new adopters per slice (default: 2)")
+    p.add_argument("--speed", type=int, default=None, help="new adopters per slice (default: 3)")
     p.add_argument("--change-strength", type=float, default=None,
                    help="scales the planted sense changes, 0..1.5 (default: 1.0)")
     p.add_argument("--overwrite", action="store_true",
@@ -51,8 +51,10 @@ def run(args: argparse.Namespace) -> int:
     """Generate, then write (or with --check, compare); prints one line per file."""
     from tempo_analysis.world import FILES, generate_world
 
-    from tempo_analysis.cli import refuse_options
+    from tempo_analysis.cli import refuse_options, require_positive
 
+    # 0 new adopters per slice: the sense never spreads past slice 0, so there is no diffusion to map
+    require_positive(args, "--speed")
     refuse_options(args, ["--overwrite"], when=args.check, apply_to="writing a world",
                    here="--check (it writes nothing)", fix="drop --check")
     target = Path(args.out) / "world"

@@ -4,14 +4,34 @@
 - ``offset_ratio``: mean ‖o‖/‖e‖ of the planted changing words over that of the unchanged words;
 - ``sigma_precision_at_k``: share of the k words with the largest σ_sim that are planted changing
   words (k = their number);
+- ``without_offsets``: a copy of a trained DCWE whose offsets are all 0 (its own trained body and
+  head, no unit or time input): the control that shows what the offsets themselves carry;
 - ``recovery_rows``: the walk/flight analysis of one or more models side by side (DCWE, and the
   time-blind CWE as control), each scored against the planted first arrivals.
 """
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pandas as pd
 import torch
+
+
+@torch.no_grad()
+def without_offsets(model):
+    """A copy of a DCWE model with every offset FFN's output layer set to 0, so o = 0 everywhere.
+
+    The copy computes exactly its own trained encoder on the static embeddings: the same body and
+    MLM head as the trained DCWE, but blind to the unit and the time. Whatever the trained model
+    reads beyond this copy comes from its offsets."""
+    if not hasattr(model, "dynamic"):
+        raise ValueError(f"without_offsets needs a DCWE model (with a `dynamic` component), got {type(model).__name__}.")
+    blind = copy.deepcopy(model)
+    for ffn in blind.dynamic.ffns:
+        ffn.fc2.weight.zero_()
+        ffn.fc2.bias.zero_()
+    return blind.eval()
 
 
 @torch.no_grad()

@@ -59,6 +59,10 @@ class DiffusionTrainConfig:
                                            # ~lr per weight per step: larger values swamp e early on)
     head_warmup_steps: int | str = "auto"  # body-frozen MLM-head steps; "auto": iff the head is fresh, as
                                            # many steps as one variant trains (at most one epoch)
+    shared_warmup_steps: int = 0           # plain-MLM steps on the training text, shared by ALL variants before
+                                           # they fork (the same start for CWE and DCWE); 0 = none
+    shared_warmup_lr: float | None = None  # its learning rate (None = lr)
+    mlm_probability: float = 0.15          # training masks (held-out masks stay at BERT's 0.15)
     slice_batches: bool = True             # one time slice per batch: 2 GAT passes per step (s_t, s_{t-1})
     head_lr: float = 1e-3
     max_length: int = 64                   # tokens per document (longer texts are truncated)
@@ -81,6 +85,10 @@ class DiffusionTrainConfig:
         self.variants = tuple(self.variants)
         if not (isinstance(self.epochs, int) and self.epochs >= 1):
             raise ValueError(f"DiffusionTrainConfig.epochs={self.epochs!r}: use an integer >= 1.")
+        if not (isinstance(self.shared_warmup_steps, int) and self.shared_warmup_steps >= 0):
+            raise ValueError(f"DiffusionTrainConfig.shared_warmup_steps={self.shared_warmup_steps!r}: use an int >= 0.")
+        if not (isinstance(self.mlm_probability, (int, float)) and 0 < self.mlm_probability < 1):
+            raise ValueError(f"DiffusionTrainConfig.mlm_probability={self.mlm_probability!r}: use a float in (0, 1).")
         if self.head_warmup_steps != "auto" and not (isinstance(self.head_warmup_steps, int) and self.head_warmup_steps >= 0):
             raise ValueError(f"DiffusionTrainConfig.head_warmup_steps={self.head_warmup_steps!r}: use 'auto' or an int >= 0.")
 
@@ -190,6 +198,24 @@ class DiffusionMapper:
         if steps:
             warm_mlm_head(encoder, ds["train"], tok, steps, cfg.head_lr, cfg)
             history["head_warmup_steps"] = steps
+        collate = MLMCollator(tok, cfg.mlm_probability)
+
+        def train_data():
+            if not cfg.slice_batches:
+                return ds["train"]
+            # a DataLoader with slice-pure batches (reshuffled each epoch, seeded)
+            return DataLoader(ds["train"], collate_fn=collate,
+                              batch_sampler=SliceBatchSampler(ds["train"].slice_ids, cfg.batch_size, cfg.seed))
+
+        if cfg.shared_warmup_steps:   # plain MLM on the training text: one start shared by every variant
+            seed_everything(cfg.seed)
+            tc = TrainConfig(max_epochs=None, max_steps=cfg.shared_warmup_steps, batch_size=cfg.batch_size,
+                             lr=cfg.shared_warmup_lr or cfg.lr,
+                             seed=cfg.seed, device=cfg.device, progress=cfg.progress, restore_best=False,
+                             warmup_ratio=0.1)
+            Trainer(PlainMLM(encoder), tc, collate_fn=collate).fit(train_data())
+            encoder = encoder.to("cpu")
+            history["shared_warmup_steps"] = cfg.shared_warmup_steps
         perplexity = {"start": mlm_perplexity(PlainMLM(encoder), test_batches)}
 
         def eval_fn(model, _batches):
@@ -203,14 +229,9 @@ class DiffusionMapper:
             tc = TrainConfig(max_epochs=cfg.epochs, max_steps=cfg.max_steps, batch_size=cfg.batch_size, lr=cfg.lr,
                              seed=cfg.seed, device=cfg.device, progress=cfg.progress,
                              metric="perplexity" if dev_batches else "loss", warmup_ratio=0.1)
-            trainer = Trainer(model, tc, eval_fn=eval_fn if dev_batches else None, collate_fn=MLMCollator(tok),
+            trainer = Trainer(model, tc, eval_fn=eval_fn if dev_batches else None, collate_fn=collate,
                               param_groups=_param_groups(model, cfg))
-            train_data = ds["train"]
-            if cfg.slice_batches:  # a DataLoader with slice-pure batches (reshuffled each epoch, seeded)
-                train_data = DataLoader(ds["train"], collate_fn=MLMCollator(tok),
-                                        batch_sampler=SliceBatchSampler(ds["train"].slice_ids, cfg.batch_size,
-                                                                        cfg.seed))
-            trainer.fit(train_data, dev_batches)
+            trainer.fit(train_data(), dev_batches)
             model = model.to("cpu").eval()
             models[variant] = model
             perplexity[variant] = mlm_perplexity(model, test_batches)

@@ -76,8 +76,8 @@ def lstm_last_hidden(lstm: nn.LSTM, x: torch.Tensor, projected: bool = False) ->
         if h is not None:
             gates = torch.addmm(gates, h, w_hh.t())
         act = torch.sigmoid(gates)                   # one kernel for i, f, o (g's slice is unused)
-        i, f, o = act[:, :H], act[:, H:2 * H], act[:, 3 * H:]
-        g = torch.tanh(gates[:, 2 * H:3 * H])
+        i, f, _, o = act.split(H, dim=1)              # backward: one cat (slices: one zero-filled copy each)
+        g = torch.tanh(gates.narrow(1, 2 * H, H))
         c = i * g if c is None else f * c + i * g    # h0 = c0 = 0
         h = o * torch.tanh(c)
     return h
@@ -163,7 +163,7 @@ def monotone_lstm_last_hidden(lstm: nn.LSTM, x: torch.Tensor) -> torch.Tensor:
         if h is not None:
             gates = torch.addmm(gates, h, w_hh.t())
         act = torch.sigmoid(gates)
-        i, f, g, o = act[:, :H], act[:, H:2 * H], act[:, 2 * H:3 * H], act[:, 3 * H:]
+        i, f, g, o = act.split(H, dim=1)      # split, not 4 slices: its backward is one cat, not 4 zero-filled copies
         c = i * g if c is None else f * c + i * g
         h = o * torch.tanh(c)
     return h

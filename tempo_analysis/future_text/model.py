@@ -55,6 +55,7 @@ class FutureLMConfig(PreTrainedConfig):
     center_tokens: bool = False        # LSTM input: each token's feature minus its own training-years mean
     bias_vocab: int = 0                # |S|: tokens with an offset and a temporal bias (0 = the whole vocabulary)
     nolstm_init: float = 0.0           # Frequency-NoLSTM's learned scale at start
+    adapter_rank: int = 0              # context adapter: a rank-r map from the decoder state to logits over S (0 = none)
     monotone_trend: bool = True        # Frequency: a monotone LSTM (a rising year never lowers the bias; bias.py)
     history_first_year: int = 0        # the history table covers history_first_year ...
     history_num_years: int = 0         # ... for this many years (set by FutureLM.set_history)
@@ -136,11 +137,15 @@ class FutureLM(PreTrainedModel):
         self.register_buffer("history", torch.zeros(config.history_num_years, n, Fd))
         self.register_buffer("feature_mean", torch.zeros(n, Fd) if config.center_tokens else torch.zeros(Fd))
         self.register_buffer("feature_std", torch.ones(Fd))
+        # --- the context adapter (head adaptation that reads the decoder state; every variant alike) ---
+        self.adapter = None
+        if config.adapter_rank:
+            self.adapter = ContextAdapter(d, int(config.adapter_rank), n)
         self.bias_per_example = False        # reference design, for benchmarks only
         self._bias_cache: dict[int, torch.Tensor] = {}
         self._cache_key = None
         self._hidden = None                  # decoder state captured at the LM head (Context^2)
-        if kind == "gated":
+        if kind == "gated" or self.adapter is not None:
             head.register_forward_pre_hook(self._capture_hidden)
         self.post_init()
 
@@ -296,16 +301,29 @@ class FutureLM(PreTrainedModel):
     def _alpha(self, alpha):
         return self.alpha if alpha is None else alpha
 
+    @property
+    def reads_hidden(self) -> bool:
+        """Whether the added logits depend on the decoder state (Context^2's gate, the context adapter)."""
+        return self.config.bias_kind == "gated" or self.adapter is not None
+
     def full_offset(self, years=None, hidden=None, alpha=None) -> torch.Tensor:
-        """Everything added to the LM logits over the whole vocabulary: ``[V]``, ``[B, 1, V]`` or ``[B, S, V]``."""
+        """Everything added to the LM logits over the whole vocabulary: ``[V]``, ``[B, 1, V]`` or ``[B, S, V]``
+        (``hidden [B, S, d]``, the decoder states, is needed by Context^2 and the context adapter)."""
         V = self.vocab_size
         off = self.offset[-1].expand(V).clone()
         off[self.token_ids] = self.offset[:-1]
-        if self.bias is None:
+        b = None
+        if self.bias is not None:
+            if years is None:
+                raise ValueError(f"FutureLM({self.config.variant}) needs years=[B] target years")
+            b = self.temporal_logit_bias(self.year_terms(years), hidden, self._alpha(alpha))  # [B, s, |S|]
+        if self.adapter is not None:
+            if hidden is None:
+                raise ValueError("FutureLM with a context adapter needs the decoder states (hidden=[B, S, d])")
+            a = self.adapter(hidden)                                                         # [B, S, |S|]
+            b = a if b is None else b + a
+        if b is None:
             return off
-        if years is None:
-            raise ValueError(f"FutureLM({self.config.variant}) needs years=[B] target years")
-        b = self.temporal_logit_bias(self.year_terms(years), hidden, self._alpha(alpha))      # [B, s, |S|]
         full = off.expand(b.shape[0], b.shape[1], V).clone()
         full[..., self.token_ids] = full[..., self.token_ids] + b
         return full
@@ -319,15 +337,22 @@ class FutureLM(PreTrainedModel):
         z = hidden @ w.t()
         if getattr(head, "bias", None) is not None:
             z = z + head.bias[self.token_ids]
-        z = z + self.offset[:-1]
+        shift = self.offset[:-1]                                   # [|S|], added to every position once
+        if self.adapter is not None:
+            z = z + self.adapter(hidden)
         if self.bias is not None and self.config.bias_kind == "gated":
             terms = self.year_terms(years)                                                   # [P, |S|, 2]
             z = z + self.temporal_logit_bias(terms, hidden[:, None, :], self._alpha(alpha))[:, 0]
         elif self.bias is not None:
             terms, inv = self.distinct_year_terms(years)                                     # [U, |S|]
             b = self._alpha(alpha) * terms
-            # one-year batches (the pipeline's): broadcast, never a [P, |S|] copy of the bias
-            z = z + (b[0] if b.shape[0] == 1 and inv is not None else (b if inv is None else b[inv]))
+            if b.shape[0] == 1 and inv is not None:
+                # one-year batches (the pipeline's): fold the bias into the offset vector, so the
+                # [P, |S|] logits get one add (and one reduction in backward), as in the plain step
+                shift = shift + b[0]
+            else:
+                z = z + (b if inv is None else b[inv])
+        z = z + shift
         return torch.cat([z, (lse_rest + self.offset[-1])[:, None]], dim=1)
 
     def state_nll(self, hidden, years, targets, lse_rest, z_target, alpha=None) -> torch.Tensor:
@@ -389,6 +414,25 @@ class FutureLM(PreTrainedModel):
         return CausalLMOutputWithPast(loss=loss, logits=logits, past_key_values=out.past_key_values)
 
 
+class ContextAdapter(nn.Module):
+    """Head adaptation that reads the decoder state: ``up(down(h))``, logits over S, rank ``r``.
+
+    ``up`` starts at zero, so an untrained adapter adds nothing. It is part of the adaptation
+    every variant shares (baselines included); it lets a frozen LM follow the corpus's phrasing
+    (which words follow which), which a per-token offset cannot.
+    """
+
+    def __init__(self, d: int, rank: int, n: int):
+        super().__init__()
+        self.down = nn.Linear(d, rank, bias=False)
+        self.up = nn.Linear(rank, n, bias=False)
+        nn.init.normal_(self.down.weight, std=d ** -0.5)
+        nn.init.zeros_(self.up.weight)
+
+    def forward(self, hidden: torch.Tensor) -> torch.Tensor:
+        return self.up(self.down(hidden.to(self.down.weight.dtype)))
+
+
 class TemporalBiasProcessor(LogitsProcessor):
     """Adds the cached year bias inside ``lm.generate`` (beam, top-k, top-p, no-repeat all apply after).
 
@@ -400,7 +444,7 @@ class TemporalBiasProcessor(LogitsProcessor):
     def __init__(self, model: FutureLM, year: int | None, alpha: float | None = None):
         self.model, self.year = model, year
         self.alpha = None if alpha is None else float(alpha)
-        self.gated = model.config.bias_kind == "gated"
+        self.gated = model.reads_hidden
         with torch.no_grad():
             self.fixed = None if self.gated else model.full_offset([year] if model.bias is not None else None,
                                                                    None, self.alpha).reshape(1, -1)
@@ -409,7 +453,8 @@ class TemporalBiasProcessor(LogitsProcessor):
     def __call__(self, input_ids, scores):
         if self.gated:
             hidden = self.model._hidden[:, -1:, :]                         # [N, 1, d]
-            b = self.model.full_offset([self.year] * scores.shape[0], hidden, self.alpha)[:, 0]
+            years = [self.year] * scores.shape[0] if self.model.bias is not None else None
+            b = self.model.full_offset(years, hidden, self.alpha)[:, 0]
         else:
             b = self.fixed
         V = b.shape[-1]

@@ -123,21 +123,26 @@ class FutureTextModel:
         self.jobs()                                                          # unknown names fail now
 
     # ----- fitting ----------------------------------------------------------------------------
-    def fit(self, data) -> "FutureTextModel":
+    def fit(self, data, history: pd.DataFrame | None = None) -> "FutureTextModel":
         """Fit every model in ``variants`` on ``data``: a yearly frame (``year``, ``text``) or a
-        ``--data`` spec (``world``, ``acl``, ``csv:FILE``; :func:`tempo_analysis.data.specs.load_yearly`)."""
+        ``--data`` spec (``world``, ``acl``, ``csv:FILE``; :func:`tempo_analysis.data.specs.load_yearly`).
+
+        ``history``: a larger yearly frame of the same corpus (e.g. all documents, when ``data`` is a
+        subsample that fits the LM budget) whose texts from the first training year to the year
+        before the test year give the frequency history; counting tokens needs no LM, and a fuller
+        count is a less noisy history. Default: ``data`` itself."""
         if isinstance(data, pd.DataFrame):
             frame, self.trend_truth_ = data, None
         else:
             frame, self.trend_truth_ = load_yearly(data, progress=self.settings.progress)
-        self._setup(frame)
+        self._setup(frame, history=history)
         for variant, n, name in self.jobs():
             if name not in self.models_:
                 self.fit_variant(variant, n, name)
         return self
 
     def _setup(self, frame: pd.DataFrame, tokenizer=None, freq_table: FrequencyTable | None = None,
-               base=None) -> None:
+               base=None, history: pd.DataFrame | None = None) -> None:
         """Split, LM + tokenizer, frequency table, the vocabulary S, cached states (no variant trained)."""
         s = self.settings
         self.frame_ = yearly_frame(frame)
@@ -158,6 +163,13 @@ class FutureTextModel:
         self.tokenizer_ = document_tokenizer(tok)
         if freq_table is None:
             past = pd.concat([self.train_df_, self.dev_df_])                 # everything before the test year
+            if history is not None:
+                h = yearly_frame(history)
+                past = h[(h["year"] >= first) & (h["year"] < self.test_year_)]
+                missing = sorted(set(self.train_years_) - set(past["year"]))
+                if missing:
+                    raise ValueError(f"history: no documents for the training years {missing[:5]}. Fix: pass a "
+                                     "frame of the same corpus that covers every year of data")
             freq_table = FrequencyTable.from_texts(past["text"].tolist(), past["year"].tolist(), self.tokenizer_,
                                                    year_range=(first, self.test_year_ - 1))
         self.freq_table_ = freq_table
@@ -256,7 +268,8 @@ class FutureTextModel:
                                  lstm_hidden=s.lstm_hidden, feature_dim=fdim, train_years=self.train_years_,
                                  alpha=s.alpha if alpha is None else alpha, center_tokens=FEATURE_KIND.get(variant) == "freq",
                                  learn_alpha=s.alpha_search == "learn",
-                                 monotone_trend=s.freq_bias == "monotone").to(self.device_)
+                                 monotone_trend=s.freq_bias == "monotone",
+                                 adapter_rank=s.adapter_rank).to(self.device_)
         if feats is not None:
             n_train = len(self.train_years_)
             first = self.train_years_[0]
@@ -336,12 +349,15 @@ class FutureTextModel:
 
     def generation_settings(self, **overrides) -> GenerationSettings:
         """The paper's decoding with the length sized to an abstract: ``max_new_tokens`` = the median
-        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it; a chat LM gets
-        the topic-free instruction ``ABSTRACT_INSTRUCTION`` (``generation.py``)."""
+        training document's length in tokens (+ EOS), ``min_new_tokens`` half of it. Generation starts
+        from the end-of-text token (topic-free, the paper's); without the context adapter
+        (``adapter_rank=0``) a chat LM gets the topic-free instruction ``ABSTRACT_INSTRUCTION`` instead
+        (``generation.py``): a frozen instruct LM with only an output offset drifts off a bare start."""
         lengths = np.bincount(self.terms_.states.doc.numpy())
         train_docs = np.concatenate([self._frame_rows[y] for y in self.train_years_])
         med = int(np.median(lengths[train_docs]))
-        instruction = ABSTRACT_INSTRUCTION if getattr(self.tokenizer_, "chat_template", None) else None
+        chat = getattr(self.tokenizer_, "chat_template", None)
+        instruction = ABSTRACT_INSTRUCTION if chat and not self.settings.adapter_rank else None
         return GenerationSettings(**{"max_new_tokens": med, "min_new_tokens": med // 2, "seed": self.settings.seed,
                                      "instruction": instruction, **overrides})
 

@@ -26,7 +26,8 @@ class FutureTextSettings:
     """Every knob of the experiment; defaults are the notebook's (planted world, SmolLM2, 2-core CPU).
 
     Every variant shares one adaptation of a frozen LM (``adapt.py``): the LM's final hidden
-    states are cached once; only a per-token output offset (all variants) and the temporal bias
+    states are cached once; only a per-token output offset and a low-rank context adapter (all
+    variants) and the temporal bias
     (bias variants) are trained, for the same number of steps, with early stopping on the dev year.
     """
 
@@ -45,6 +46,7 @@ class FutureTextSettings:
     # --- the shared adaptation ---
     finetune_steps: int = 200       # optimiser steps per variant (same for every variant)
     finetune_lr: float = 5e-2       # learning rate of the per-token output offset
+    adapter_rank: int = 64          # context adapter (decoder state -> logits over S, rank r; 0 = offset only)
     bias_lr: float = 1e-2           # learning rate of the temporal-bias modules (and alpha)
     batch_size: int = 512           # positions per step
     eval_every: int = 25            # dev-loss evaluations (early stopping, best weights kept)

@@ -9,7 +9,8 @@
   rise over the last years (``FrequencyTable.with_trend``); the learned LSTM is unchanged, so the
   forecast bias and the generations show what the model makes of the new trend.
 - ``trend_response``: generate with and without an injected trend at the same seeds; the ratio
-  of the injected words' occurrence rates (the notebook's ``future_text.trend_response``), and the
+  of the injected words' occurrence counts (add-one; a word written in neither set is no evidence
+  and is left out; the notebook's ``future_text.trend_response``), and the
   ratio of the model's forecast probability of each word over the dev year's real contexts
   (``prob_ratio``: how much more often the model expects the word, without sampling noise).
 - ``copy_rate``: the share of generated word 8-grams found verbatim in the training texts.
@@ -173,15 +174,27 @@ def occurrence_rate(texts, word: str) -> float:
     return float(np.mean([len(pat.findall(t.lower())) for t in texts])) if texts else 0.0
 
 
+def occurrences(texts, word: str) -> int:
+    """Total occurrences of ``word`` in ``texts`` (as :func:`occurrence_rate` counts them)."""
+    pat = re.compile(r"\b" + re.escape(word.strip().lower()))
+    return int(sum(len(pat.findall(t.lower())) for t in texts))
+
+
 def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, n: int = 6, settings=None,
                    year: int | None = None, contexts_year: int | None = None) -> dict:
     """Generate ``n`` texts with and without a rising trend injected into each word's history (same
-    seeds); ``ratio`` per word = (rate with + 1/n) / (rate without + 1/n) (occurrences per text,
-    add-one-occurrence smoothing so a word absent without injection gives a finite ratio);
-    ``trend_response`` = the mean ratio over ``words``. Also the bias of each word's first piece
-    before and after, and ``prob_ratio``: the model's mean next-token probability of that piece over
-    the real texts of ``contexts_year`` (default: the dev year; :func:`states_token_probs`) with the
-    injection over without (``prob_response`` = its mean over ``words``)."""
+    seeds and decoding) and compare how often the word is written.
+
+    Per word: ``count_before`` / ``count_after`` = its occurrences in the ``n`` texts, and
+    ``ratio = (count_after + 1) / (count_before + 1)`` (add one occurrence to each side, so a word
+    absent without the injection gives a finite ratio, pulled towards 1). A word written in neither
+    set gives no evidence either way: its ratio is NaN (not 1) and it is left out of the mean.
+    ``trend_response`` = the mean ratio over the words with evidence (NaN when none has any);
+    ``evidence`` = how many words had some. Also the bias of each word's first piece before and
+    after, and ``prob_ratio``: the model's mean next-token probability of that piece over the real
+    texts of ``contexts_year`` (default: the dev year; :func:`states_token_probs`) with the
+    injection over without (``prob_response`` = its mean over ``words``): the forecast without
+    sampling noise."""
     from tempo_analysis.future_text.generation import generate_texts
 
     model = fitted.get_model(model)
@@ -198,14 +211,16 @@ def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, 
             after_probs = states_token_probs(fitted, model, docs, year)
             after = generate_texts(model, tok, year, n, settings=settings)
         t = word_token(tok, w)
-        r0, r1 = occurrence_rate(before, w), occurrence_rate(after, w)
+        c0, c1 = occurrences(before, w), occurrences(after, w)
         rows.append({"word": w, "bias_before": float(before_bias[t]), "bias_after": float(after_bias[t]),
                      "prob_before": float(before_probs[t]), "prob_after": float(after_probs[t]),
                      "prob_ratio": float(after_probs[t] / max(before_probs[t], 1e-30)),
-                     "rate_before": r0, "rate_after": r1, "ratio": (r1 + 1 / n) / (r0 + 1 / n),
-                     "text_after": after[0]})
+                     "count_before": c0, "count_after": c1, "rate_before": c0 / n, "rate_after": c1 / n,
+                     "ratio": (c1 + 1) / (c0 + 1) if c0 + c1 else float("nan"), "text_after": after[0]})
     table = pd.DataFrame(rows)
-    return {"trend_response": float(table["ratio"].mean()), "prob_response": float(table["prob_ratio"].mean()),
+    seen = table["ratio"].notna()
+    return {"trend_response": float(table.loc[seen, "ratio"].mean()) if seen.any() else float("nan"),
+            "evidence": int(seen.sum()), "prob_response": float(table["prob_ratio"].mean()),
             "table": table, "before": before}
 
 

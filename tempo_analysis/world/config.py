@@ -149,8 +149,8 @@ class SocialWorldConfig:
     n_slices: int = 5                          # time slices 0..n_slices-1
     mode: str = "walk"                         # "walk": to neighbours of adopters;
                                                # "flight": jumps to units with no adopting neighbour
-    speed: int = 2                             # new adopters per slice after slice 0
-    n_seeds: int = 2                           # adopters at slice 0
+    speed: int = 3                             # new adopters per slice after slice 0
+    n_seeds: int = 3                           # adopters at slice 0
     p_in: float = 0.3                          # edge probability inside a community
     p_out: float = 0.01                        # edge probability between communities
     word: str = "cloud"                        # the first changing word (text_social.PAIRS); the

@@ -40,8 +40,6 @@ STABLE_ORDER = ("river", "garden", "train", "coffee", "winter")
 
 PAIRED = [
     "{T} {C}",
-    "{T} and {C}",
-    "{T} with {C}",
 ]
 
 BARE = [

@@ -56,6 +56,7 @@ ROWS = {
     "future-text evaluate: --n-generate 0": ("future-text evaluate --checkpoint {d} --year 2020 --n-generate 0",
                                              ["--n-generate 0"]),
     "world: --out is a file": ("world --out {d}/afile", ["afile", "is a file"]),
+    "world: --speed 0 (no diffusion)": ("world --out {d}/w --speed 0", ["--speed 0"]),
 }
 
 

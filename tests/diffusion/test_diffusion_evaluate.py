@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 import torch
 
-from tempo_analysis.diffusion.evaluate import offset_norms, offset_ratio, sigma_precision_at_k
+from tempo_analysis.diffusion.evaluate import offset_norms, offset_ratio, sigma_precision_at_k, without_offsets
 from tempo_analysis.diffusion.mlm import PlainMLM
 from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
 from tempo_analysis.diffusion.probe import prediction_rhat
@@ -71,3 +71,23 @@ def test_prediction_rhat_cwe_gives_one_answer_and_zero_offsets_change_nothing(mo
     assert len({by[(u, 1)] for u in units}) == len(units)   # ... and with each unit's own
     result = analyze_rhat(dyn, g, units, slices, "cloud", "server")
     assert set(result.first) == set(units)
+
+
+def test_without_offsets_reads_the_trained_body_blind_to_unit_and_time(model):
+    """The zeroed-offsets control: the same weights, every offset 0, so one answer for every unit
+    and slice; the original model keeps its offsets."""
+    m, tok = model
+    with torch.no_grad():
+        for ffn in m.dynamic.ffns:
+            gen = torch.Generator().manual_seed(1)
+            ffn.fc2.weight.normal_(0, 1.0, generator=gen)
+            ffn.fc1.weight[:, -m.config.social_dim:].normal_(0, 5.0, generator=gen)
+    blind = without_offsets(m)
+    units, slices, vocab = ["a", "b", "c"], [0, 1], list(range(len(tok)))
+    zeroed = prediction_rhat(blind, tok, "cloud", "server", units, slices, candidates=vocab)
+    plain = prediction_rhat(PlainMLM(m.encoder), tok, "cloud", "server", units, slices, candidates=vocab)
+    assert zeroed["rank"].tolist() == plain["rank"].tolist() and zeroed["rank"].nunique() == 1
+    assert prediction_rhat(m, tok, "cloud", "server", units, slices, candidates=vocab)["rank"].nunique() > 1
+    assert offset_norms(blind, tok, ["cloud"])["ratio"].eq(0).all() and not offset_norms(m, tok, ["cloud"])["ratio"].eq(0).all()
+    with pytest.raises(ValueError, match="DCWE model"):
+        without_offsets(PlainMLM(m.encoder))

@@ -148,6 +148,23 @@ def test_dataset_rejects_unknown_unit(run):
         SocialMLMDataset(bad, run.tokenizer_, run.corpus_.unit_index, run.corpus_.slice_index)
 
 
+def test_shared_warmup_gives_every_variant_the_same_start(tiny_dir):
+    """shared_warmup_steps: plain MLM on the training text once, then every variant forks from it,
+    so "start" (the encoder every variant begins from) is the warmed encoder, not the raw one."""
+    corpus, _ = generate_social(SMALL)
+    base = dict(encoder=tiny_dir, epochs=1, max_steps=1, head_warmup_steps=0, variants=("dcwe", "cwe"),
+                lr=1e-3, mlm_probability=0.3, slice_batches=False, **FAST)
+    raw = DiffusionMapper(**base).fit(corpus)
+    warm = DiffusionMapper(**base, shared_warmup_steps=3).fit(corpus)
+    assert warm.history_["shared_warmup_steps"] == 3 and "shared_warmup_steps" not in raw.history_
+    assert warm.perplexity_["start"] != raw.perplexity_["start"]
+    # the same seed and steps after the fork: the trained models differ only through their start
+    assert not torch.equal(warm.models_["cwe"].encoder.get_input_embeddings().weight,
+                           raw.models_["cwe"].encoder.get_input_embeddings().weight)
+    with pytest.raises(ValueError, match="mlm_probability"):
+        DiffusionTrainConfig(mlm_probability=0)
+
+
 def test_config_validation():
     with pytest.raises(ValueError, match="variants"):
         DiffusionTrainConfig(variants=("dcwe", "bert"))

@@ -23,6 +23,8 @@ def make(variant="freq", fdim=1, window=3, seed=0, **kw):
         m.set_history(rng.standard_normal((Y, V, fdim)).astype("float32"), FIRST)
         for p in m.bias.parameters():          # move off the "start as plain LM" init so biases are non-zero
             torch.nn.init.normal_(p, std=0.3)
+    if m.adapter is not None:                  # the context adapter starts at zero: give it a non-zero map
+        torch.nn.init.normal_(m.adapter.up.weight, std=0.5)
     return m.eval()
 
 
@@ -134,9 +136,10 @@ def test_bias_cache_in_eval_and_invalidation(monkeypatch):
     assert calls[-1] == [2004]
 
 
-@pytest.mark.parametrize("variant,fdim", [("context2", 4), ("freq", 1), ("freq-nolstm", 1), ("baseline", 1)])
-def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim):
-    m = make(variant, fdim)
+@pytest.mark.parametrize("variant,fdim,rank", [("context2", 4, 0), ("freq", 1, 0), ("freq-nolstm", 1, 0),
+                                               ("baseline", 1, 0), ("baseline", 1, 4), ("freq", 1, 4)])
+def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim, rank):
+    m = make(variant, fdim, adapter_rank=rank)
     ids = torch.randint(1, V, (3, 9))
     years = torch.tensor([2004, 2001, 2006])
     with torch.no_grad():
@@ -147,7 +150,7 @@ def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim):
             out = m(ids[:, k:k + 1], years=years, past_key_values=out.past_key_values, use_cache=True)
             steps.append(out.logits)
     torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
-    if variant != "baseline":                                            # the bias really contributes
+    if variant != "baseline" or rank:                                    # the bias / adapter really contributes
         with torch.no_grad():
             plain = m.lm(ids).logits
         assert (full - plain).abs().max() > 1e-3
@@ -164,14 +167,17 @@ def test_context2_gate_does_not_depend_on_padding_length():
     torch.testing.assert_close(short, long, atol=1e-5, rtol=1e-5)
 
 
-@pytest.mark.parametrize("variant,fdim", [("context2", 4), ("freq", 1)])
-def test_generation_processor_matches_forward(variant, fdim):
-    """The logits processor used inside HF generate gives the forward pass's (log-softmaxed) logits."""
-    m = make(variant, fdim)
+@pytest.mark.parametrize("variant,fdim,rank", [("context2", 4, 0), ("freq", 1, 0), ("freq", 1, 4), ("baseline", 1, 4)])
+def test_generation_processor_matches_forward(variant, fdim, rank):
+    """The logits processor used inside HF generate gives the forward pass's (log-softmaxed) logits
+    (the context adapter reads the decoder state of the last position, as Context^2's gate does)."""
+    m = make(variant, fdim, adapter_rank=rank)
     ids = torch.randint(1, V, (2, 7))
     proc = TemporalBiasProcessor(m, 2005)
     with torch.no_grad():
         full = torch.log_softmax(m(ids, years=[2005, 2005]).logits, -1)
+        if rank:                                                          # the adapter really contributes
+            assert (full - torch.log_softmax(m.lm(ids).logits, -1)).abs().max() > 1e-3
         out = None
         for k in range(ids.shape[1]):
             out = m.lm(ids[:, k:k + 1], past_key_values=None if out is None else out.past_key_values, use_cache=True)
@@ -232,19 +238,23 @@ def test_bias_cache_follows_load_state_dict_and_parameter_updates():
         torch.testing.assert_close(m.year_terms([2004]), a)                # back to the saved weights
 
 
-@pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context2", 4), ("baseline", 1)])
-def test_state_nll_equals_the_full_forward_on_a_vocabulary_subset(variant, fdim):
+@pytest.mark.parametrize("variant,fdim,rank", [("freq", 1, 0), ("context2", 4, 0), ("baseline", 1, 0), ("baseline", 1, 4),
+                                               ("context2", 4, 4)])
+def test_state_nll_equals_the_full_forward_on_a_vocabulary_subset(variant, fdim, rank):
     """Training/scoring from cached states over S + one rest class is exactly the full model's NLL,
     including targets outside S (the offset and the bias are scattered into the whole vocabulary)."""
     from tempo_analysis.future_text.states import StateCache, document_states, full_head_terms, rest_terms
 
     torch.manual_seed(1)
     S = torch.tensor(sorted(np.random.default_rng(0).choice(V, 30, replace=False).tolist()))
-    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=3, feature_dim=fdim, lstm_hidden=8, token_ids=S)
+    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=3, feature_dim=fdim, lstm_hidden=8, token_ids=S,
+                         adapter_rank=rank)
     if m.bias is not None:
         m.set_history(np.random.default_rng(1).standard_normal((Y, len(S), fdim)).astype("float32"), FIRST)
         for p in m.bias.parameters():
             torch.nn.init.normal_(p, std=0.3)
+    if m.adapter is not None:
+        torch.nn.init.normal_(m.adapter.up.weight, std=0.5)
     with torch.no_grad():
         m.offset.normal_(std=0.5)
     m.eval()

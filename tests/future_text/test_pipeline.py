@@ -88,7 +88,9 @@ def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
     assert a == generate_texts(m, tok, 2015, 3, settings=GEN) and len(a) == 3 and all(a)
     # alpha = 0: no temporal bias, only the head adaptation every variant shares (= the baseline's shape)
     plain = FutureTextModel.build(exp, "baseline")
-    plain.load_state_dict({"offset": m.offset.detach().clone()}, strict=False)
+    shared = {k: v.detach().clone() for k, v in m.state_dict().items() if k == "offset" or k.startswith("adapter.")}
+    assert any(k.startswith("adapter.") for k in shared)                # the context adapter is shared too
+    plain.load_state_dict(shared, strict=False)
     assert generate_texts(m, tok, 2015, 3, alpha=0.0, settings=GEN) == generate_texts(plain, tok, None, 3, settings=GEN)
     other = GenerationSettings(**{**GEN.to_dict(), "seed": 1})
     assert generate_texts(m, tok, 2015, 3, settings=other) != a
@@ -221,7 +223,8 @@ def test_frequency_model_beats_all_years_baseline_on_planted_world():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         frame, truth = load_yearly("world")
-    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(select_years(frame, None, 20, 0))
+    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(select_years(frame, None, 20, 0),
+                                                                                 history=frame)
     r = exp.score().set_index("model")
     assert r.loc["freq", "test_content_ppl"] < r.loc["baseline", "test_content_ppl"]
     assert r.loc["freq", "dev_content_ppl"] < r.loc["baseline", "dev_content_ppl"]   # also with train-only history
@@ -293,3 +296,25 @@ def test_trained_frequency_models_respond_to_a_rising_trend(exp):
         assert (floor > 0).all() and (rise >= floor - 1e-5).all(), (word, biases, floor)
         assert (rise <= floor + alpha * a1 + 1e-5).all(), (word, biases, floor)
         assert biases[-1] - biases[0] >= alpha * skip * (last[-1] - last[0]) - 1e-5 > 0
+
+
+def test_history_frame_gives_the_frequency_counts_and_must_cover_the_training_years():
+    """fit(data, history=full): the frequency history counts every document of the full frame before
+    the test year (not only the LM's subsample), and never the test year's."""
+    full = toy_frame(docs_per_year=12, seed=3)
+    sub = full.groupby("year").head(4)
+    e = FutureTextModel(default_settings(**TINY), variants=["baseline"])
+    e._setup(sub, history=full)
+    tok = e.tokenizer_
+    past = full[full["year"] < e.test_year_]
+    want = sum(len(tok(t, add_special_tokens=False)["input_ids"]) for t in past["text"])
+    assert e.freq_table_.counts.sum() == want
+    assert e.freq_table_.years == list(range(2010, e.test_year_))
+    k = word_token(tok, "kernel")
+
+    def n_k(texts):
+        return sum(tok(t, add_special_tokens=False)["input_ids"].count(k) for t in texts)
+
+    assert e.freq_table_.counts[:, k].sum() == n_k(past["text"]) > n_k(sub[sub["year"] < e.test_year_]["text"])
+    with pytest.raises(ValueError, match="history: no documents for the training years"):
+        e._setup(sub, history=full[full["year"] != 2011])
