@@ -33,9 +33,10 @@ Then every what-if widget is moved, in the same page with the kernel still alive
 table of controls per notebook, and how each is found, moved and timed): a widget whose output does
 not change fails the test. The median time from a move to the redrawn output is recorded in
 build/summary.json as `ui.latency_ms.<notebook>` (with `ui.responds.<notebook>` and
-`ui.widgets.<notebook>`, the number of controls moved), and held to its target: median <= 1 s for
+`ui.widgets.<notebook>`, the number of controls moved), next to its target (median <= 1 s for
 widgets that re-score or re-plot, <= 3 s for those that train or generate, which must also show a
-progress bar while they work.
+progress bar while they work): `ui.latency_target_met.<notebook>.<light|heavy>` records whether it
+was met, and a miss is a warning, never a failure (no timed assertions).
 
 Skips, with the reason, when chromium or playwright is missing, unless CI=true: then it fails.
 """
@@ -185,16 +186,21 @@ def check_widgets(drive: wd.NotebookDrive, record_property) -> None:
                         + "\n".join(r.line() for r in inert) + "\nall:\n" + drive.report())
     silent = [r.line() for r in drive.results if r.move.heavy and not r.progress_seen]
     assert not silent, f"{name}: widgets that train or generate without a progress indicator:\n" + "\n".join(silent)
+    # latency is recorded against its target, never asserted (no timed assertions: a loaded CI
+    # machine must not fail a correct widget); a miss is recorded and shown as a warning
     missed = []
     for kind, heavy in (("light", False), ("heavy", True)):
         med = drive.median_ms(heavy)
+        if med is not None:
+            record_summary({f"ui.latency_target_met.{name}.{kind}": bool(med <= wd.TARGET_MS[kind])},
+                           notebook=name, path=SUMMARY)
         if med is not None and med > wd.TARGET_MS[kind]:
             missed.append(f"{name}: median latency of the widgets that "
                           f"{'train or generate' if heavy else 're-score or re-plot'} is {med:.0f} ms, over the "
                           f"{wd.TARGET_MS[kind]:.0f} ms target")
-    if missed and name in wd.KNOWN_SLOW:
-        pytest.xfail("; ".join(missed) + f" (known: {wd.KNOWN_SLOW[name]})")
-    assert not missed, "\n".join(missed) + "\n" + drive.report()
+    if missed:
+        why = f" (known: {wd.KNOWN_SLOW[name]})" if name in wd.KNOWN_SLOW else ""
+        warnings.warn("; ".join(missed) + why)
     if inert:  # only known ones are left: report them as an expected failure, with the reason
         pytest.xfail("; ".join(f"{r.move.name} did not change its output (known: {k})" for r, k in zip(inert, known)))
 
