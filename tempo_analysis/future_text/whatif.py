@@ -9,10 +9,11 @@
   rise over the last years (``FrequencyTable.with_trend``); the learned LSTM is unchanged, so the
   forecast bias and the generations show what the model makes of the new trend.
 - ``trend_response``: generate with and without an injected trend at the same seeds; the ratio
-  of the injected words' occurrence counts (add-one; a word written in neither set is no evidence
-  and is left out; the notebook's ``future_text.trend_response``), and the
-  ratio of the model's forecast probability of each word over the dev year's real contexts
-  (``prob_ratio``: how much more often the model expects the word, without sampling noise).
+  of the injected words' occurrence rates per generated token (add-one; a word written in neither
+  set is no evidence and is left out; the notebook's ``future_text.trend_response``), the ratio
+  of the model's forecast probability of each word over the dev year's real contexts
+  (``prob_ratio``) and over the contexts it generated itself (``expected_ratio``,
+  ``generated_word_probs``): how much more often the model expects the word, without sampling noise.
 - ``copy_rate``: the share of generated word 8-grams found verbatim in the training texts.
 """
 
@@ -180,48 +181,112 @@ def occurrences(texts, word: str) -> int:
     return int(sum(len(pat.findall(t.lower())) for t in texts))
 
 
-def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, n: int = 6, settings=None,
+@torch.no_grad()
+def generated_states(model: FutureLM, tokenizer, texts, *, batch_size: int = 32) -> torch.Tensor:
+    """The LM head's input ``[P, d]`` at every position of ``texts`` that predicts a next token
+    (the first from BOS): the frozen LM reads the texts once; :func:`generated_word_probs` then
+    recomputes only what the adaptation and the bias add."""
+    bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+    enc = [e for e in ([bos] + tokenizer(t, add_special_tokens=False)["input_ids"] for t in texts) if len(e) > 1]
+    model.eval()
+    dev = next(model.lm.parameters()).device
+    hidden = [torch.zeros(0, model.lm.get_input_embeddings().weight.shape[1], device=dev)]
+    for s in range(0, len(enc), batch_size):
+        chunk = enc[s:s + batch_size]
+        L = max(len(e) for e in chunk)
+        ids = torch.full((len(chunk), L), tokenizer.pad_token_id, dtype=torch.long, device=dev)
+        att = torch.zeros_like(ids)
+        for r, e in enumerate(chunk):
+            ids[r, :len(e)], att[r, :len(e)] = torch.tensor(e), 1
+        out = model.lm(input_ids=ids, attention_mask=att, output_hidden_states=not model.reads_hidden)
+        h = model._hidden if model.reads_hidden else out.hidden_states[-1]     # the LM head's input
+        hidden.append(h[:, :-1][att[:, 1:].bool()])
+    return torch.cat(hidden)
+
+
+@torch.no_grad()
+def generated_word_probs(model: FutureLM, hidden: torch.Tensor, year: int, token_ids, chunk: int = 512) -> dict:
+    """``{token: expected occurrences}``: the model's next-token probability of each of
+    ``token_ids`` summed over the positions ``hidden`` (:func:`generated_states`), i.e. how often
+    the decoder writes the token there on average (no top-k / top-p), free of sampling noise.
+    Inside :func:`injected_trend` it gives the injected model's value in the same contexts."""
+    head = model.lm.get_output_embeddings()
+    cols = torch.as_tensor([int(t) for t in token_ids], device=hidden.device)
+    total = torch.zeros(len(cols), dtype=torch.float64)
+    for s in range(0, len(hidden), chunk):
+        h = hidden[s:s + chunk]
+        years = torch.full((len(h),), int(year)) if model.bias is not None else None
+        off = model.full_offset(years, h[:, None, :])
+        logits = head(h) + (off if off.dim() == 1 else off[:, 0])
+        total += torch.softmax(logits.float(), -1)[:, cols].sum(0).double().cpu()
+    return {int(t): float(v) for t, v in zip(cols.tolist(), total)}
+
+
+def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, n: int = 96, settings=None,
                    year: int | None = None, contexts_year: int | None = None) -> dict:
     """Generate ``n`` texts with and without a rising trend injected into each word's history (same
-    seeds and decoding) and compare how often the word is written.
+    seeds and decoding) and compare how often the word is written, per generated token.
 
-    Per word: ``count_before`` / ``count_after`` = its occurrences in the ``n`` texts, and
-    ``ratio = (count_after + 1) / (count_before + 1)`` (add one occurrence to each side, so a word
-    absent without the injection gives a finite ratio, pulled towards 1). A word written in neither
-    set gives no evidence either way: its ratio is NaN (not 1) and it is left out of the mean.
-    ``trend_response`` = the mean ratio over the words with evidence (NaN when none has any);
-    ``evidence`` = how many words had some. Also the bias of each word's first piece before and
-    after, and ``prob_ratio``: the model's mean next-token probability of that piece over the real
-    texts of ``contexts_year`` (default: the dev year; :func:`states_token_probs`) with the
-    injection over without (``prob_response`` = its mean over ``words``): the forecast without
-    sampling noise."""
+    Per word: ``count_before`` / ``count_after`` = its occurrences in the ``n`` texts,
+    ``tokens_before`` / ``tokens_after`` = the generated tokens they were counted in, and
+    ``ratio`` = the ratio of rates per generated token with one occurrence added to each side
+    (``(count_after + 1) / tokens_after`` over ``(count_before + 1) / tokens_before``), so a word
+    absent without the injection gives a finite ratio, pulled towards 1. A word written in
+    neither set gives no evidence either way: its ratio is NaN (not 1) and it is left out of the
+    mean. ``trend_response`` = the mean ratio over the words with evidence (NaN when none has
+    any); ``evidence`` = how many words had some; ``occurrences`` = all counted occurrences.
+
+    Two noise-free views of the same question: ``prob_ratio`` = the model's mean next-token
+    probability of the word's first piece over the real texts of ``contexts_year`` (default: the
+    dev year; :func:`states_token_probs`) with the injection over without (``prob_response`` = its
+    mean over ``words``); ``expected_ratio`` = the same ratio summed over the contexts the model
+    generated itself (the texts without the injection; :func:`generated_word_probs`;
+    ``expected_response`` = its mean). When the word is mostly written where it is already certain
+    (after "graph" or "string", *kernel*), a bias cannot raise it there and ``expected_ratio``
+    stays far below ``prob_ratio``. Also the bias of each word's first piece before and after.
+    Sampling without beams (``num_beams=1``) gives counts that follow the model's distribution;
+    beam search keeps the likeliest sentences, so a rare word's count hardly moves."""
     from tempo_analysis.future_text.generation import generate_texts
 
     model = fitted.get_model(model)
     tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
     settings = settings or fitted.generation_settings()
     docs = fitted._frame_rows[contexts_year or fitted.dev_year_]
+    firsts = [word_token(tok, w) for w in words]
     before_bias = forecast_bias(model, year)
     before_probs = states_token_probs(fitted, model, docs, year)
     before = generate_texts(model, tok, year, n, settings=settings)
+    n_before = _generated_tokens(tok, before)
+    hidden = generated_states(model, tok, before)
+    before_expected = generated_word_probs(model, hidden, year, firsts)
     rows = []
-    for w in words:
+    for w, t in zip(words, firsts):
         with injected_trend(model, fitted.freq_table_, word_pieces(tok, w), last=last, factor=factor):
             after_bias = forecast_bias(model, year)
             after_probs = states_token_probs(fitted, model, docs, year)
+            after_expected = generated_word_probs(model, hidden, year, [t])[t]
             after = generate_texts(model, tok, year, n, settings=settings)
-        t = word_token(tok, w)
-        c0, c1 = occurrences(before, w), occurrences(after, w)
+        c0, c1, n_after = occurrences(before, w), occurrences(after, w), _generated_tokens(tok, after)
         rows.append({"word": w, "bias_before": float(before_bias[t]), "bias_after": float(after_bias[t]),
                      "prob_before": float(before_probs[t]), "prob_after": float(after_probs[t]),
                      "prob_ratio": float(after_probs[t] / max(before_probs[t], 1e-30)),
-                     "count_before": c0, "count_after": c1, "rate_before": c0 / n, "rate_after": c1 / n,
-                     "ratio": (c1 + 1) / (c0 + 1) if c0 + c1 else float("nan"), "text_after": after[0]})
+                     "expected_before": before_expected[t], "expected_after": after_expected,
+                     "expected_ratio": after_expected / max(before_expected[t], 1e-30),
+                     "count_before": c0, "count_after": c1, "tokens_before": n_before, "tokens_after": n_after,
+                     "rate_before": 1000 * c0 / max(n_before, 1), "rate_after": 1000 * c1 / max(n_after, 1),
+                     "ratio": ((c1 + 1) / max(n_after, 1)) / ((c0 + 1) / max(n_before, 1)) if c0 + c1 else float("nan"),
+                     "text_after": next((a for a in after if re.search(r"\b" + re.escape(w.lower()), a.lower())),
+                                        after[0])})
     table = pd.DataFrame(rows)
     seen = table["ratio"].notna()
     return {"trend_response": float(table.loc[seen, "ratio"].mean()) if seen.any() else float("nan"),
-            "evidence": int(seen.sum()), "prob_response": float(table["prob_ratio"].mean()),
-            "table": table, "before": before}
+            "evidence": int(seen.sum()), "occurrences": int(table["count_before"].sum() + table["count_after"].sum()),
+            "prob_response": float(table["prob_ratio"].mean()),
+            "expected_response": float(table["expected_ratio"].mean()), "table": table, "before": before}
+
+
+def _generated_tokens(tokenizer, texts) -> int:
+    return int(sum(len(ids) for ids in tokenizer(list(texts), add_special_tokens=False)["input_ids"]))
 
 
 def bias_by_factor(fitted, model, words, factors=(1.0, 2.0, 4.0, 8.0, 16.0), *, last: int = 3,

@@ -273,6 +273,39 @@ def test_trend_injection_raises_the_bias_monotonically_and_the_word_in_generatio
     assert row["bias_after"] > row["bias_before"] and r["trend_response"] >= 2.0, r["table"]
 
 
+def test_expected_occurrences_in_generated_texts_follow_the_bias_with_its_sign_and_scale(exp):
+    """The decoder's expected count of a word in texts it generated (``generated_word_probs``, as
+    ``trend_response`` reports it) is the sum of the word's next-token probability from the model's own
+    forward pass, and an injected rise multiplies it by the exact softmax of the forward logits plus the
+    bias change: above 1 (sign) and, for a x16 rise taken at face value, well above 2 (scale)."""
+    from dataclasses import replace
+
+    from tempo_analysis.future_text.whatif import generated_states, generated_word_probs
+
+    m, tok, year = exp.models_["freq-nolstm"], exp.tokenizer_, exp.test_year_
+    with torch.no_grad():
+        m.bias.scale.fill_(1.0)
+        m.alpha.fill_(1.0)
+    word = next(w for w in ("kernel", "method", "encoder", "helps", "model") if len(word_pieces(tok, w)) == 1)
+    k = word_token(tok, word)
+    texts = generate_texts(m, tok, year, 6, settings=replace(GEN, num_beams=1))
+    bos = tok.bos_token_id if tok.bos_token_id is not None else tok.eos_token_id
+    enc = [[bos] + tok(t, add_special_tokens=False)["input_ids"] for t in texts]
+    with torch.no_grad():   # the reference: FutureLM.forward, one text at a time (no padding)
+        logits = torch.cat([m(input_ids=torch.tensor([e]), years=[year]).logits[0, :-1] for e in enc])
+    hidden = generated_states(m, tok, texts)
+    assert hidden.shape[0] == logits.shape[0] == sum(len(e) - 1 for e in enc)
+    before = generated_word_probs(m, hidden, year, [k])[k]
+    assert before == pytest.approx(float(torch.softmax(logits, -1)[:, k].sum()), rel=1e-4)
+    b0 = torch.as_tensor(forecast_bias(m, year))
+    with injected_trend(m, exp.freq_table_, word_pieces(tok, word), last=3, factor=16.0):
+        after = generated_word_probs(m, hidden, year, [k])[k]
+        delta = torch.as_tensor(forecast_bias(m, year)) - b0
+    want = float(torch.softmax(logits + delta, -1)[:, k].sum())
+    assert after == pytest.approx(want, rel=1e-4)
+    assert delta[k] > 2.0 and after / before >= 2.0, (before, after, float(delta[k]))
+
+
 def test_trained_frequency_models_respond_to_a_rising_trend(exp):
     """Sign and scale of the trained freq model's what-if: a rising trend injected into a word raises
     its bias strictly with the factor, each step by at least the linear skip's share
