@@ -67,9 +67,12 @@ class DiffusionTrainConfig:
     head_lr: float = 1e-3
     max_length: int = 64                   # tokens per document (longer texts are truncated)
     top_k: int = 10000                     # size of the dynamic (offset) vocabulary
-    lambda_w: float = 100.0                # random-walk prior; lambda_a = 1e-3 * lambda_w (paper)
+    lambda_w: float = 100.0                # random-walk prior
+    lambda_a: float | None = None          # anchoring prior; None = 1e-3 * lambda_w (paper)
     social_dim: int = 50
     gat_heads: int = 4
+    gat_dropout: float = 0.6               # attention dropout in the GATs (reference code: 0.6)
+    offset_dropout: float = 0.2            # dropout inside the offset FFNs (reference code: 0.2)
     node2vec: dict = field(default_factory=dict)  # Node2Vec(...) overrides (dim, num_walks, walk_length, p, q)
     dev: float = 0.1
     test: float = 0.2
@@ -145,7 +148,8 @@ def build_dcwe(encoder, corpus: SocialCorpus, node_vectors, dynamic_ids, ablatio
     return DCWEForMaskedLM.from_encoder(copy.deepcopy(encoder), node_features=node_vectors, edge_index=edge_index,
                                         dynamic_token_ids=dynamic_ids, units=units, slices=corpus.slices,
                                         ablation=ablation, social_dim=cfg.social_dim, gat_heads=cfg.gat_heads,
-                                        lambda_w=cfg.lambda_w)
+                                        gat_dropout=cfg.gat_dropout, offset_dropout=cfg.offset_dropout,
+                                        lambda_w=cfg.lambda_w, lambda_a=cfg.lambda_a)
 
 
 class DiffusionMapper:

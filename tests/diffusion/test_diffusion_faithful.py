@@ -182,3 +182,26 @@ def test_benchmark_equality_check_can_fail(enc_tok):
     assert bench.check_same_computation(*pair(bench.PerExampleDynamic), batch) > 1e-4
     with pytest.raises(AssertionError, match="per-example path"):
         bench.check_same_computation(*pair(WrongSlice), batch)
+
+
+def test_train_config_priors_and_dropouts_reach_the_model(enc_tok):
+    """DiffusionTrainConfig's lambda_a, gat_dropout and offset_dropout are the built model's; the
+    defaults are the reference code's (dropouts 0.6 / 0.2, lambda_a = 1e-3 * lambda_w)."""
+    from tempo_analysis.diffusion.pipeline import DiffusionTrainConfig, build_dcwe
+
+    enc, tok = enc_tok
+    df = pd.DataFrame({"unit": list("abcab"), "time": [0, 1, 2, 0, 1], "text": TEXTS})
+    corpus = SocialCorpus.from_frame(df, nx.Graph([("a", "b"), ("b", "c")]), slices=[0, 1, 2])
+    dyn = content_vocabulary(TEXTS, tok)
+
+    def build(**kw):
+        cfg = DiffusionTrainConfig(social_dim=6, gat_heads=2, lambda_w=2.0, **kw)
+        return build_dcwe(enc, corpus, torch.zeros(3, 8), dyn, "dcwe", cfg)
+
+    m = build()
+    assert (m.config.gat_dropout, m.config.offset_dropout) == (0.6, 0.2)
+    assert m.config.lambda_a == pytest.approx(2e-3)
+    assert m.dynamic.ffns[0].drop.p == 0.2 and m.dynamic.social[0].gat1.dropout == 0.6
+    m = build(lambda_a=0.5, gat_dropout=0.1, offset_dropout=0.0)
+    assert (m.config.lambda_a, m.config.gat_dropout, m.config.offset_dropout) == (0.5, 0.1, 0.0)
+    assert m.dynamic.ffns[0].drop.p == 0.0 and m.dynamic.social[0].gat1.dropout == 0.1

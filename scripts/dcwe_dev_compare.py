@@ -1,0 +1,71 @@
+"""DCWE against CWE on the planted world, scored on the dev split (docs/results/diffusion/README.md).
+
+    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_dev_compare.py '{"max_steps": 120, "world": {"docs_per_word": 8}}'
+
+One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
+world (SocialWorldConfig changes) and threads. Prints RESULT with the dev perplexity of both models
+(all masked tokens, and the planted companions only), the offset ratio and the wall time, then MAPAUC:
+per changing word, the AUC of log p(anchor) - log p(old anchor) at "word [MASK]." over every (unit,
+slice) against the planted adoption (0.5 = no map; CWE is 0.5 by construction).
+"""
+import json, sys, time
+import torch
+from tempo_analysis.data.specs import load_social
+from tempo_analysis.diffusion.pipeline import DiffusionMapper, DiffusionTrainConfig
+from tempo_analysis.diffusion.mlm import SocialMLMDataset, fixed_mlm_batches, mlm_perplexity
+from tempo_analysis.diffusion.evaluate import offset_ratio
+
+args = json.loads(sys.argv[1])
+world = args.pop("world", {})
+torch.set_num_threads(int(args.pop("threads", 1)))
+t0 = time.time()
+corpus, truth = load_social("world", world=world)
+cfg = DiffusionTrainConfig(**{**dict(variants=("dcwe", "cwe"), epochs=100, max_steps=40, lr=1e-4, dynamic_lr=1e-3,
+                              lambda_w=1.0, shared_warmup_steps=80, shared_warmup_lr=1e-3, mlm_probability=0.3,
+                              slice_batches=False, seed=0, progress=False), **args})
+m = DiffusionMapper(cfg).fit(corpus)
+tok = m.tokenizer_
+ds = SocialMLMDataset(m.splits_["dev"], tok, corpus.unit_index, corpus.slice_index, cfg.max_length)
+b = fixed_mlm_batches(ds, tok, seed=cfg.seed + 2, repeats=3)
+comp = [truth["words"][w][k] for w in truth["changing_words"] for k in ("anchor", "old_anchor")]
+only = [tok(w, add_special_tokens=False)["input_ids"][0] for w in comp]
+res = {"args": args, "world": world, "docs": len(corpus.df), "train_docs": len(m.splits_["train"])}
+for v in ("dcwe", "cwe"):
+    res[v] = round(mlm_perplexity(m.models_[v], b), 4)
+    res[v + "_comp"] = round(mlm_perplexity(m.models_[v], b, only=only), 4)
+res["gain_pct"] = round(100 * (1 - res["dcwe"] / res["cwe"]), 2)
+res["comp_gain_pct"] = round(100 * (1 - res["dcwe_comp"] / res["cwe_comp"]), 2)
+try:
+    res["offset_ratio"] = round(float(offset_ratio(m.dcwe_, tok, truth["changing_words"], truth["stable_words"])), 3)
+except Exception as e:
+    res["offset_ratio"] = str(e)[:80]
+res["best_steps"] = {v: [r.get("step") for r in m.history_[v]][-1:] for v in ("dcwe", "cwe")}
+res["wall_s"] = round(time.time() - t0)
+print("RESULT", json.dumps(res))
+
+# map diagnostic: does the model's companion choice at (u, t) follow the planted adoption?
+from sklearn.metrics import roc_auc_score
+from tempo_analysis.diffusion.probe import prediction_rhat
+import numpy as np
+aucs = {}
+for v in ("dcwe", "cwe"):
+    model = m.models_[v]; model.eval()
+    per = []
+    for w in truth["changing_words"]:
+        a, o = truth["words"][w]["anchor"], truth["words"][w]["old_anchor"]
+        ids = [tok(x, add_special_tokens=False)["input_ids"][0] for x in (a, o)]
+        enc = tok([f"{w} {tok.mask_token}."], return_tensors="pt")
+        mpos = (enc["input_ids"][0] == tok.mask_token_id).nonzero()[0, 0]
+        ys, ss = [], []
+        for ui, u in enumerate(corpus.units):
+            for ti, t in enumerate(corpus.slices):
+                with torch.no_grad():
+                    out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
+                                unit_ids=torch.tensor([ui]), slice_ids=torch.tensor([ti]))
+                lp = torch.log_softmax(out.logits[0, mpos] if out.logits.dim() == 3 else out.logits[0], -1)
+                ss.append(float(lp[ids[0]] - lp[ids[1]]))
+                f = truth["words"][w]["first_slice"][u]
+                ys.append(int(f is not None and f <= t))
+        per.append(roc_auc_score(ys, ss) if len(set(ss)) > 1 else 0.5)
+    aucs[v] = [round(x, 3) for x in per]
+print("MAPAUC", json.dumps(aucs))
