@@ -4,7 +4,8 @@
 
 One JSON argument: world (SocialWorldConfig changes), freeze_body (train the dynamic component only),
 paired_only (train on the paired documents only), lr / dlr (body / dynamic learning rate), steps, bs,
-every, top_k (dynamic vocabulary), gat_dropout, offset_dropout, lambda_w, lambda_a. The encoder first
+every, top_k (dynamic vocabulary), w2_std (a non-zero start for the offset FFNs' output layers), oracle_table (a free offset
+per changing word, unit and slice instead of the FFN and GAT: can the encoder read a map at all?), gat_dropout, offset_dropout, lambda_w, lambda_a. The encoder first
 gets notebook 03's shared plain-MLM warm-up (80 steps at 1e-3, kept in /tmp/exp between runs); then
 DCWE trains and every `every` steps prints the training loss, the dev perplexity (all masked tokens and
 the companions only, dev split) and, per changing word, the AUC of log p(anchor) - log p(old anchor) at
@@ -45,11 +46,33 @@ else:
 nv = Node2Vec(seed=0).fit(corpus.graph).vectors(corpus.units)
 dyn = content_vocabulary(split_corpus(corpus)[0]["text"], tok, top_k=a.get("top_k", 10000))
 model = build_dcwe(enc, corpus, nv, dyn, "dcwe", cfg)
+if a.get("w2_std"):   # start the offset FFNs' output layers small but non-zero (default: exactly 0)
+    g = torch.Generator().manual_seed(0)
+    with torch.no_grad():
+        for ffn in model.dynamic.ffns:
+            ffn.fc2.weight.normal_(0, a["w2_std"], generator=g)
 if a.get("freeze_body"):
     for n, p in model.named_parameters():
         if not n.startswith("dynamic."):
             p.requires_grad = False
-groups = _param_groups(model, DiffusionTrainConfig(lr=a.get("lr", 1e-4), dynamic_lr=a.get("dlr", 1e-3)))
+if a.get("oracle_table"):   # the FFN and GAT replaced by a free offset per (changing word, unit, slice)
+    cw = [tok(w, add_special_tokens=False)["input_ids"][0] for w in truth["changing_words"]]
+    lut = torch.full((len(tok),), -1, dtype=torch.long)
+    lut[cw] = torch.arange(len(cw))
+    H = model.encoder.get_input_embeddings().embedding_dim
+    table = torch.nn.Parameter(torch.zeros(len(cw), len(corpus.units), len(corpus.slices), H))
+
+    def free_offsets(embeds, input_ids, attention_mask, unit_ids, slice_ids):
+        k = lut[input_ids]
+        pos = k >= 0
+        b, l = pos.nonzero(as_tuple=True)
+        o = table[k[b, l], unit_ids[b], slice_ids[b]]
+        zero = embeds.new_zeros(())
+        return embeds.index_put((b, l), embeds[b, l] + o), o, zero, zero, pos
+
+    model.dynamic.forward = free_offsets
+    model.table = table
+groups = [{"params": [table], "lr": a.get("dlr", 1e-3)}] if a.get("oracle_table") else _param_groups(model, DiffusionTrainConfig(lr=a.get("lr", 1e-4), dynamic_lr=a.get("dlr", 1e-3)))
 opt = torch.optim.AdamW(groups)
 dsd = SocialMLMDataset(dev, tok, corpus.unit_index, corpus.slice_index, 64)
 devb = fixed_mlm_batches(dsd, tok, seed=2, repeats=3)
