@@ -6,13 +6,15 @@ One JSON argument: world (SocialWorldConfig changes), freeze_body (train the dyn
 paired_only (train on the paired documents only), lr / dlr (body / dynamic learning rate), steps, bs,
 every, top_k (dynamic vocabulary), w2_std (a non-zero start for the offset FFNs' output layers), oracle_table (a free offset
 per changing word, unit and slice instead of the FFN and GAT: can the encoder read a map at all?), gat_dropout, offset_dropout, lambda_w, lambda_a. The encoder first
-gets notebook 03's shared plain-MLM warm-up (80 steps at 1e-3, kept in /tmp/exp between runs); then
+gets notebook 03's shared plain-MLM warm-up (80 steps at 1e-3, kept as safetensors in
+the temporary folder between runs, one file per world); then
 DCWE trains and every `every` steps prints the training loss, the dev perplexity (all masked tokens and
 the companions only, dev split) and, per changing word, the AUC of log p(anchor) - log p(old anchor) at
 the mask of "word [MASK]." over every (unit, slice) against the planted adoption (0.5 = no map).
 """
-import json, sys, time, copy, os
+import hashlib, json, os, sys, tempfile, time
 import numpy as np, torch
+from safetensors.torch import load_model, save_model
 torch.set_num_threads(1)
 from sklearn.metrics import roc_auc_score
 from tempo_analysis.data.specs import load_social
@@ -21,7 +23,7 @@ from tempo_analysis.diffusion.mlm import SocialMLMDataset, MLMCollator, PlainMLM
 from tempo_analysis.diffusion.model import content_vocabulary
 from tempo_analysis.diffusion.node2vec import Node2Vec
 from tempo_analysis.diffusion.corpora import split_corpus
-from tempo_analysis.training import Trainer, TrainConfig
+from tempo_analysis.training import Trainer, TrainConfig, seed_everything
 
 a = json.loads(sys.argv[1])
 world = a.get("world", {})
@@ -32,17 +34,18 @@ tr, dev, te = split_corpus(corpus)
 if a.get("paired_only"):
     tr = tr[tr["kind"] == "paired"].reset_index(drop=True)
 enc, tok, fresh = _load_mlm_encoder("default")
-os.makedirs("/tmp/exp", exist_ok=True)
-warm = f"/tmp/exp/warm_{abs(hash(json.dumps(world, sort_keys=True)))}.pt"
+key = hashlib.sha256(json.dumps(world, sort_keys=True).encode()).hexdigest()[:16]
+warm = os.path.join(tempfile.gettempdir(), f"dcwe_map_diagnostic_warm_{key}.safetensors")
 col = MLMCollator(tok, 0.3)
 ds = SocialMLMDataset(tr, tok, corpus.unit_index, corpus.slice_index, 64)
 if os.path.exists(warm):
-    enc.load_state_dict(torch.load(warm))
+    load_model(enc, warm)
 else:
     tc = TrainConfig(max_epochs=None, max_steps=80, batch_size=16, lr=1e-3, seed=0, progress=False,
                      restore_best=False, warmup_ratio=0.1)
     Trainer(PlainMLM(enc), tc, collate_fn=col).fit(SocialMLMDataset(split_corpus(corpus)[0], tok, corpus.unit_index, corpus.slice_index, 64))
-    torch.save(enc.state_dict(), warm)
+    save_model(enc, warm)
+seed_everything(0)   # the same start whether the warm-up was trained now or read from the file
 nv = Node2Vec(seed=0).fit(corpus.graph).vectors(corpus.units)
 dyn = content_vocabulary(split_corpus(corpus)[0]["text"], tok, top_k=a.get("top_k", 10000))
 model = build_dcwe(enc, corpus, nv, dyn, "dcwe", cfg)
