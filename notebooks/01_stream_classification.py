@@ -151,7 +151,7 @@ if te["time_only_recall"]:
 if RECORD:
     keys = {"stream.time_effect": te["time_effect"], "stream.gap_sensitivity": te["gap_sensitivity"],
             "stream.control.gap_sensitivity": te["control"]["gap_sensitivity"],
-            "stream.control.macro_f1": te["control"]["macro_f1"]}
+            "stream.control.macro_f1": te["control"]["macro_f1"], "stream.test_posts": len(test)}
     if te["time_only_recall"]:
         keys.update({"stream.time_only_recall.tempoformer": te["time_only_recall"]["tempoformer"],
                      "stream.time_only_recall.control": te["time_only_recall"]["control"],

@@ -112,7 +112,12 @@ print(f"{len(frame)} documents, {frame['year'].min()}-{frame['year'].max()}; tra
       f"{len(future.tokenizer_)}, {len(future.token_ids_)} tokens seen in the history")
 gen_settings = future.generation_settings()  # the paper's decoding, length = the median abstract
 print(gen_settings)
-results = future.score(meteor_texts=N_TEXTS, generation=gen_settings)
+# scoring generates N_TEXTS texts per model: memoised like the training (a Run All after `make demo` reads it)
+scored = cached("04_future_text-score", {**params, "meteor_texts": N_TEXTS, "generation": gen_settings.to_dict()},
+                lambda: {"results": future.score(meteor_texts=N_TEXTS, generation=gen_settings),
+                         "generated": future.generated_})
+results = future.results_ = scored["results"]
+future.generated_ = scored["generated"]
 future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {future.test_year_}), content perplexity, "
                                "content METEOR (lower ppl is better, higher METEOR is better)").show()
 
@@ -194,7 +199,9 @@ widget_settings = dataclasses.replace(gen_settings, num_beams=1, max_new_tokens=
                                       min_new_tokens=gen_settings.min_new_tokens // 2)
 if freq_name is not None:
     display(bias_by_factor(future, freq_name, INJECT).round(3).rename_axis("bias at factor"))
-    response = trend_response(future, freq_name, INJECT, factor=8.0, n=N_WHATIF, settings=widget_settings)
+    response = cached("04_future_text-trend", {**params, "model": freq_name, "inject": INJECT, "factor": 8.0,
+                                               "n": N_WHATIF, "settings": widget_settings.to_dict()},
+                      lambda: trend_response(future, freq_name, INJECT, factor=8.0, n=N_WHATIF, settings=widget_settings))
     display(response["table"].round(4))
     print(f"forecast probability ratio: {response['prob_response']:.2f} in the real dev texts, "
           f"{response['expected_response']:.2f} in the generated ones; trend_response (occurrences per generated "

@@ -3,7 +3,7 @@
 - `make_classifier(name, **settings)`: TempoFormer or a baseline by name (the CLI and the CV).
 - `split_timelines(...)`: one fold of the timeline-level split (no timeline in two parts).
 - `fit_and_score(name, train, dev, test, **settings)`: fit, predict, per-class and macro F1.
-- `notebook_defaults()` / `notebook_tempoformer()`: notebook 01's settings and its main result.
+- `notebook_defaults()`: notebook 01's settings (its main result is checked from the notebook's own run).
 - `recorded_ablation(...)`: a recorded `tempo-analysis stream evaluate --ablation` run, when it
   was made at the given settings.
 Cross-validation over folds x seeds is `tempo_analysis.evaluation.classification.cross_validate`.
@@ -121,19 +121,6 @@ def fit_and_score(name: str, train, dev, test, **settings) -> dict:
             "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def notebook_tempoformer(defaults: dict | None = None, timelines=None, progress: bool = False) -> dict:
-    """Notebook 01's main result: TempoFormer at `notebook_defaults()` on the planted world's split.
-
-    The notebook and the test that asserts its macro-F1 both call this.
-    """
-    d = notebook_defaults() if defaults is None else defaults
-    tl = load_timelines(d["data"]) if timelines is None else timelines
-    train, dev, test = split_timelines(tl, d["folds"], d["fold"], d["seed"])
-    out = fit_and_score("tempoformer", train, dev, test, progress=progress, **d["tempoformer"])
-    out["split"] = (train, dev, test)
-    return out
-
-
 def model_settings(name: str) -> list[str]:
     """The keyword settings model `name` takes (its constructor's arguments)."""
     if name not in CLASSES:
@@ -164,4 +151,4 @@ def make_classifier(name: str, strict: dict | None = None, **settings):
 
 
 __all__ = ["BASELINES", "CLASSES", "MODELS", "check_settings", "fit_and_score", "make_classifier", "model_settings",
-           "notebook_defaults", "notebook_tempoformer", "recorded_ablation", "split_timelines"]
+           "notebook_defaults", "recorded_ablation", "split_timelines"]

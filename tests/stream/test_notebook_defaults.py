@@ -1,5 +1,6 @@
-"""Notebook 01's defaults: the parameters cell agrees with the library, and TempoFormer reaches
-macro-F1 >= 0.8 on the planted world with them (the number the notebook reports)."""
+"""Notebook 01's defaults: the parameters cell agrees with the library, and the recorded ablation
+rows were made at them. That TempoFormer reaches macro-F1 >= 0.8 with them is checked on the
+notebook's own run (tests/notebooks/test_summary.py), which trains that very model."""
 
 import json
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tempo_analysis.data.specs import load_timelines
-from tempo_analysis.stream.experiment import notebook_defaults, notebook_tempoformer, recorded_ablation
+from tempo_analysis.stream.experiment import notebook_defaults, recorded_ablation
 from tempo_analysis.stream.time_effect import time_blind
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "01_stream_classification.py"
@@ -76,11 +77,3 @@ def test_recorded_ablation_rejects_other_settings(tmp_path):
     rec["superseded"] = "made on an older world"
     (tmp_path / "world_ablation_vanilla_mha.json").write_text(json.dumps(rec))
     assert recorded_ablation("vanilla_mha", settings=settings, folder=tmp_path) is None
-
-
-@pytest.mark.slow
-def test_tempoformer_reaches_08_macro_f1_on_the_planted_world():
-    out = notebook_tempoformer()
-    s = out["summary"]
-    assert out["runs"][0]["n_test"] > 200
-    assert s["macro_f1"]["mean"] >= 0.8, f"macro-F1 {s['macro_f1']['mean']:.3f} per class {s['f1']}"
