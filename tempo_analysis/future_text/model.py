@@ -445,6 +445,7 @@ class TemporalBiasProcessor(LogitsProcessor):
         self.model, self.year = model, year
         self.alpha = None if alpha is None else float(alpha)
         self.gated = model.reads_hidden
+        self.rows = slice(None)  # the rows of the captured decoder state that scores belong to (a shared batch)
         with torch.no_grad():
             self.fixed = None if self.gated else model.full_offset([year] if model.bias is not None else None,
                                                                    None, self.alpha).reshape(1, -1)
@@ -452,7 +453,7 @@ class TemporalBiasProcessor(LogitsProcessor):
     @torch.no_grad()
     def __call__(self, input_ids, scores):
         if self.gated:
-            hidden = self.model._hidden[:, -1:, :]                         # [N, 1, d]
+            hidden = self.model._hidden[self.rows, -1:, :]                 # [N, 1, d]
             years = [self.year] * scores.shape[0] if self.model.bias is not None else None
             b = self.model.full_offset(years, hidden, self.alpha)[:, 0]
         else:

@@ -13,7 +13,7 @@ import torch
 
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.figures import future_text as figs
-from tempo_analysis.future_text.generation import GenerationSettings, generate_texts
+from tempo_analysis.future_text.generation import GenerationSettings, generate_texts, generate_together
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
 from tempo_analysis.future_text.whatif import (expected_token_probs, forecast_bias, injected_trend, trend_frame,
                                                word_pieces, word_token)
@@ -96,6 +96,34 @@ def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
     assert generate_texts(m, tok, 2015, 3, settings=other) != a
     with pytest.raises(ValueError, match="needs a target year"):
         generate_texts(m, tok, None, 1, settings=GEN)
+
+
+@pytest.mark.parametrize("beams", [1, 2])
+def test_generate_together_gives_each_model_its_own_rows(exp, beams):
+    """Two models' texts from one batched generate: each block of rows is its own model's (its bias, its
+    alpha, the decoder states of its own rows for the context adapter), as if the batch held only it."""
+    s = GenerationSettings(**{**GEN.to_dict(), "num_beams": beams})
+    tok, base, m = exp.tokenizer_, exp.models_["baseline"], exp.models_["freq-nolstm"]
+    assert base.reads_hidden and m.reads_hidden            # the adapter reads each row's own state
+    scale = m.bias.scale.detach().clone()
+    try:
+        with torch.no_grad():
+            m.bias.scale.fill_(3.0)                        # make the bias matter
+        pair = generate_together([base, m], tok, 2015, 3, settings=s)
+        assert [len(texts) for texts in pair] == [3, 3] and all(all(texts) for texts in pair)
+        assert pair[0] != pair[1]
+        assert pair[1] == generate_together([m, m], tok, 2015, 3, settings=s)[1]
+        assert pair[0] == generate_together([base, base], tok, 2015, 3, settings=s)[0]
+        # one alpha per model: the other model's alpha does not move the baseline's texts
+        other = generate_together([base, m], tok, 2015, 3, alphas=[None, 0.0], settings=s)
+        assert other[0] == pair[0] and other[1] != pair[1]
+    finally:
+        with torch.no_grad():
+            m.bias.scale.copy_(scale)
+    with pytest.raises(ValueError, match="same LM"):
+        generate_together([m, exp.base_], tok, 2015, 1, settings=s)
+    with pytest.raises(ValueError, match="one alpha per model"):
+        generate_together([base, m], tok, 2015, 1, alphas=[None], settings=s)
 
 
 def test_injected_trend_raises_the_forecast_bias(exp):

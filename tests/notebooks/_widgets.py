@@ -35,9 +35,8 @@ TARGET_MS = {"light": 1000.0, "heavy": 3000.0}
 # notebooks known to miss their latency target, and why: the test records the latency and whether
 # the target was met, and names the reason in its warning (a timing never fails a test)
 KNOWN_SLOW = {
-    "04_future_text": "generating with SmolLM2 (135M) on a CPU: 19-50 s per click on a busy 2-core machine "
-                      "with the paper's beam search; with half-length texts and no beams, 3.4-7.5 s (median "
-                      "5.2 s), still over 3 s there",
+    "04_future_text": "generating with SmolLM2 (135M) on a CPU, memory-bound: with half-length texts, no beams "
+                      "and both models' texts in one batch, 4-5 s per click on an idle 2-core machine, over 3 s",
 }
 # controls known to leave their output unchanged at the notebook's defaults, and why (the test then
 # reports an expected failure, xfail, as long as no other control is inert)

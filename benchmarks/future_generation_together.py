@@ -1,0 +1,65 @@
+"""Generating two models' texts in one batch (``generate_together``) vs one ``generate`` per model.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/future_generation_together.py   # embedded SmolLM2, ~1 min
+
+Notebook 04's generation explorer shows the time-blind baseline's texts next to a temporal model's.
+Both wrap the same frozen LM, so their rows can share one ``generate`` call: on a CPU a 135M-parameter
+LM's decoding step is bound by reading its weights, and a batch of 2n rows costs about what n do.
+The naive path, timed in the same run, is one ``generate_texts`` call per model (what the widget
+did before). Both use the widget's decoding (sampling without beams, ``--new-tokens`` tokens,
+``--n`` texts per model); the two models are a ``baseline`` and a context-adapter ``baseline``
+with random head offsets (the speed does not depend on what the offsets learned).
+The last line is JSON: seconds per click for both paths (median of ``--repeats``) and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import platform
+import statistics
+import time
+
+import torch
+
+from tempo_analysis.causal_lm import load_causal_lm
+from tempo_analysis.future_text.generation import GenerationSettings, generate_texts, generate_together
+from tempo_analysis.future_text.model import FutureLM
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lm", default="default", help='"default" (embedded SmolLM2-135M), or an HF name/folder')
+    ap.add_argument("--n", type=int, default=2, help="texts per model (notebook 04's N_TEXTS)")
+    ap.add_argument("--new-tokens", type=int, default=28, help="tokens per text (the widget's half length)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    lm, tok = load_causal_lm(args.lm, device="cpu")
+    a = FutureLM.from_lm(lm, variant="baseline")
+    b = FutureLM.from_lm(lm, variant="baseline", adapter_rank=8)
+    with torch.no_grad():
+        for m in (a, b):
+            m.offset.normal_(0, 0.5)
+    s = GenerationSettings(num_beams=1, max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens)
+    generate_together([a, b], tok, None, args.n, settings=s)                       # warm-up
+    separate, together = [], []
+    for _ in range(args.repeats):
+        t0 = time.perf_counter()
+        generate_texts(a, tok, None, args.n, settings=s)
+        generate_texts(b, tok, None, args.n, settings=s)
+        separate.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        generate_together([a, b], tok, None, args.n, settings=s)
+        together.append(time.perf_counter() - t0)
+    sep, tog = statistics.median(separate), statistics.median(together)
+    print(f"one generate per model: {sep:.2f} s; both in one batch: {tog:.2f} s; ratio {sep / tog:.2f}x")
+    print(json.dumps({"lm": args.lm, "n": args.n, "new_tokens": args.new_tokens, "threads": args.threads,
+                      "separate_s": round(sep, 3), "together_s": round(tog, 3), "speedup": round(sep / tog, 2),
+                      "machine": platform.processor() or platform.machine(), "torch": torch.__version__}))
+
+
+if __name__ == "__main__":
+    main()
