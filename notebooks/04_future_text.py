@@ -94,7 +94,8 @@ if truth is not None:
 # %% [markdown]
 # ## Train the variants
 # Every variant reads the same frozen SmolLM2 states and trains the same per-token output offset
-# and context adapter for the same number of steps, with early stopping on the dev year: `baseline` on all training
+# and context adapter (kept only if it lowers the baseline's dev loss: `future.adapter_choice_`)
+# for the same number of steps, with early stopping on the dev year: `baseline` on all training
 # years (the time-blind control), `last-n` on the last n years only, the bias models on all years
 # plus their temporal bias and α (learned from 1, as in the paper; `SETTINGS = {"alpha_search":
 # "grid"}` searches the paper's grid 1, 1e-1, …, 1e-5 on dev perplexity instead). The LM reads

@@ -122,6 +122,12 @@ class FutureTextModel:
         self.variants = tuple([self.variants] if isinstance(self.variants, str) else self.variants)
         self.jobs()                                                          # unknown names fail now
 
+    @property
+    def adapter_rank(self) -> int:
+        """The context adapter's rank the models use: chosen by ``fit`` (``adapter_rank_``), else the setting."""
+        rank = getattr(self, "adapter_rank_", None)
+        return self.settings.adapter_rank if rank is None else rank
+
     # ----- fitting ----------------------------------------------------------------------------
     def fit(self, data, history: pd.DataFrame | None = None) -> "FutureTextModel":
         """Fit every model in ``variants`` on ``data``: a yearly frame (``year``, ``text``) or a
@@ -136,10 +142,37 @@ class FutureTextModel:
         else:
             frame, self.trend_truth_ = load_yearly(data, progress=self.settings.progress)
         self._setup(frame, history=history)
+        self._choose_adapter()
         for variant, n, name in self.jobs():
             if name not in self.models_:
                 self.fit_variant(variant, n, name)
         return self
+
+    def _choose_adapter(self) -> None:
+        """Set ``adapter_rank_``, the context adapter every model shares (``settings.adapter_rank``, 0 = none).
+
+        With ``settings.adapter_check`` the time-blind baseline is trained with and without the adapter,
+        and the adapter is kept only if it gives the lower best dev loss: on a small corpus it can overfit
+        from its first steps (ACL at 20 abstracts a year: the dev loss rises from step 25 on, so early
+        stopping keeps the frozen LM). The choice is made once, on the dev year, for every model alike,
+        and recorded in ``adapter_choice_`` (and ``histories_["baseline"]``).
+        """
+        s = self.settings
+        self.adapter_rank_, self.adapter_choice_ = s.adapter_rank, None
+        if not s.adapter_rank or not s.adapter_check:
+            return
+        fitted = {}
+        for rank in (s.adapter_rank, 0):
+            self.adapter_rank_ = rank
+            self.fit_variant("baseline")
+            fitted[rank] = (self.models_.pop("baseline"), self.histories_.pop("baseline"))
+        dev_ppl = {rank: float(np.exp(log["best_dev_loss"])) for rank, (_, log) in fitted.items()}
+        self.adapter_rank_ = s.adapter_rank if dev_ppl[s.adapter_rank] <= dev_ppl[0] else 0
+        self.adapter_choice_ = {"rank": self.adapter_rank_, "dev_ppl_with_adapter": dev_ppl[s.adapter_rank],
+                                "dev_ppl_without": dev_ppl[0]}
+        if "baseline" in [name for _, _, name in self.jobs()]:
+            model, log = fitted[self.adapter_rank_]
+            self.models_["baseline"], self.histories_["baseline"] = model, {**log, "adapter_choice": self.adapter_choice_}
 
     def _setup(self, frame: pd.DataFrame, tokenizer=None, freq_table: FrequencyTable | None = None,
                base=None, history: pd.DataFrame | None = None) -> None:
@@ -269,7 +302,7 @@ class FutureTextModel:
                                  alpha=s.alpha if alpha is None else alpha, center_tokens=FEATURE_KIND.get(variant) == "freq",
                                  learn_alpha=s.alpha_search == "learn",
                                  monotone_trend=s.freq_bias == "monotone",
-                                 adapter_rank=s.adapter_rank).to(self.device_)
+                                 adapter_rank=self.adapter_rank).to(self.device_)
         if feats is not None:
             n_train = len(self.train_years_)
             first = self.train_years_[0]
@@ -351,13 +384,13 @@ class FutureTextModel:
         """The paper's decoding with the length sized to an abstract: ``max_new_tokens`` = the median
         training document's length in tokens (+ EOS), ``min_new_tokens`` half of it. Generation starts
         from the end-of-text token (topic-free, the paper's); without the context adapter
-        (``adapter_rank=0``) a chat LM gets the topic-free instruction ``ABSTRACT_INSTRUCTION`` instead
+        (``adapter_rank=0``, or none kept by the dev check) a chat LM gets the topic-free instruction ``ABSTRACT_INSTRUCTION`` instead
         (``generation.py``): a frozen instruct LM with only an output offset drifts off a bare start."""
         lengths = np.bincount(self.terms_.states.doc.numpy())
         train_docs = np.concatenate([self._frame_rows[y] for y in self.train_years_])
         med = int(np.median(lengths[train_docs]))
         chat = getattr(self.tokenizer_, "chat_template", None)
-        instruction = ABSTRACT_INSTRUCTION if chat and not self.settings.adapter_rank else None
+        instruction = ABSTRACT_INSTRUCTION if chat and not self.adapter_rank else None
         return GenerationSettings(**{"max_new_tokens": med, "min_new_tokens": med // 2, "seed": self.settings.seed,
                                      "instruction": instruction, **overrides})
 
@@ -511,6 +544,9 @@ class FutureTextModel:
         self.models_ = {name: FutureLM.load_head(d / "models" / name, self.base_).to(self.device_)
                         for name in meta["models"]}
         self.histories_ = meta.get("histories", {})
+        self.adapter_choice_ = self.histories_.get("baseline", {}).get("adapter_choice")
+        self.adapter_rank_ = (next(iter(self.models_.values())).config.adapter_rank if self.models_
+                              else settings.adapter_rank)
         truth = d / "trend_truth.csv"
         self.trend_truth_ = pd.read_csv(truth) if truth.is_file() else None
         results = d / "results.csv"

@@ -47,6 +47,7 @@ class FutureTextSettings:
     finetune_steps: int = 200       # optimiser steps per variant (same for every variant)
     finetune_lr: float = 5e-2       # learning rate of the per-token output offset
     adapter_rank: int = 64          # context adapter (decoder state -> logits over S, rank r; 0 = offset only)
+    adapter_check: bool = True      # keep the adapter only if it lowers the time-blind baseline's dev loss
     bias_lr: float = 1e-2           # learning rate of the temporal-bias modules (and alpha)
     batch_size: int = 512           # positions per step
     eval_every: int = 25            # dev-loss evaluations (early stopping, best weights kept)

@@ -126,6 +126,28 @@ def test_generate_together_gives_each_model_its_own_rows(exp, beams):
         generate_together([base, m], tok, 2015, 1, alphas=[None], settings=s)
 
 
+def test_the_context_adapter_is_kept_only_if_it_lowers_the_baselines_dev_loss(exp, tmp_path):
+    """fit() trains the time-blind baseline with and without the context adapter and every model takes
+    the one with the lower dev loss (an adapter that overfits from its first steps is dropped)."""
+    choice = exp.adapter_choice_                                   # toy data: the adapter helps
+    assert choice["rank"] == exp.adapter_rank == 64 and choice["dev_ppl_with_adapter"] < choice["dev_ppl_without"]
+    assert all(m.adapter is not None for m in exp.models_.values())
+    assert exp.histories_["baseline"]["adapter_choice"] == choice
+    assert np.exp(exp.histories_["baseline"]["best_dev_loss"]) == pytest.approx(choice["dev_ppl_with_adapter"])
+    # an adapter learning rate that makes it overfit at once: dropped for every model, the choice recorded
+    bad = FutureTextModel(default_settings(**{**TINY, "bias_lr": 3.0}), variants=["baseline", "freq"]).fit(toy_frame())
+    assert bad.adapter_choice_["rank"] == bad.adapter_rank == 0
+    assert bad.adapter_choice_["dev_ppl_with_adapter"] > bad.adapter_choice_["dev_ppl_without"]
+    assert all(m.adapter is None and not m.config.adapter_rank for m in bad.models_.values())
+    assert np.exp(bad.histories_["baseline"]["best_dev_loss"]) == pytest.approx(bad.adapter_choice_["dev_ppl_without"])
+    back = FutureTextModel.load(bad.save(tmp_path / "run"))         # the choice survives save / load
+    assert back.adapter_rank == 0 and back.adapter_choice_ == bad.adapter_choice_
+    # adapter_check=False keeps the setting's adapter, as before
+    forced = FutureTextModel(default_settings(**{**TINY, "bias_lr": 3.0, "adapter_check": False}),
+                             variants=["baseline"]).fit(toy_frame())
+    assert forced.adapter_rank == 64 and forced.adapter_choice_ is None and forced.models_["baseline"].adapter is not None
+
+
 def test_injected_trend_raises_the_forecast_bias(exp):
     m, tok = exp.models_["freq-nolstm"], exp.tokenizer_
     with torch.no_grad():
