@@ -40,6 +40,11 @@ def generate_together(models, tokenizer, year: int | None = None, n: int = 5, *,
     model's own). Returns one list of n texts per model, in order. Each row is sampled with its own
     draws: a model's texts depend on the seed, its place in the list and the number of models, not on
     the other models (so they differ from ``generate_texts`` of that model alone, at the same seed).
+
+    An entry of ``models`` may also be a ``TemporalBiasProcessor``: that model's bias as it was when the
+    processor was made (the trend what-if makes one before and one inside ``injected_trend``, then
+    generates both in one batch). Its year and alpha are the processor's own: give None for it in
+    ``alphas``.
     """
     s = settings or GenerationSettings()
     models = list(models)
@@ -49,6 +54,12 @@ def generate_together(models, tokenizer, year: int | None = None, n: int = 5, *,
     if not models or len(alphas) != len(models):
         raise ValueError(f"generate_together: give one or more models and one alpha per model "
                          f"(got {len(models)} models, {len(alphas)} alphas)")
+    bound = [m if isinstance(m, TemporalBiasProcessor) else None for m in models]
+    for p, a in zip(bound, alphas):
+        if p is not None and a is not None:
+            raise ValueError("generate_together: a TemporalBiasProcessor entry has its own alpha; give None "
+                             "for it in alphas (or pass the FutureLM itself with an alpha)")
+    models = [m.model if p is not None else m for m, p in zip(models, bound)]
     wrapped = [isinstance(m, FutureLM) for m in models]
     lm = models[0].lm if wrapped[0] else models[0]
     if len(models) > 1 and not all(w and m.lm is lm for w, m in zip(wrapped, models)):
@@ -56,8 +67,11 @@ def generate_together(models, tokenizer, year: int | None = None, n: int = 5, *,
                          "(FutureTextModel's variants share theirs); generate the others with generate_texts")
     processors = LogitsProcessorList()
     parts = []
-    for m, w, a in zip(models, wrapped, alphas):
+    for m, w, a, p in zip(models, wrapped, alphas, bound):
         if not w:
+            continue
+        if p is not None:
+            parts.append(p)
             continue
         if m.bias is not None and year is None:
             raise ValueError(f"generate_texts: the {m.config.variant} model needs a target year")

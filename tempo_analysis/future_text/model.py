@@ -306,17 +306,19 @@ class FutureLM(PreTrainedModel):
         """Whether the added logits depend on the decoder state (Context^2's gate, the context adapter)."""
         return self.config.bias_kind == "gated" or self.adapter is not None
 
-    def full_offset(self, years=None, hidden=None, alpha=None) -> torch.Tensor:
+    def full_offset(self, years=None, hidden=None, alpha=None, terms=None) -> torch.Tensor:
         """Everything added to the LM logits over the whole vocabulary: ``[V]``, ``[B, 1, V]`` or ``[B, S, V]``
-        (``hidden [B, S, d]``, the decoder states, is needed by Context^2 and the context adapter)."""
+        (``hidden [B, S, d]``, the decoder states, is needed by Context^2 and the context adapter).
+        ``terms``: per-row year terms already computed (``year_terms``), used instead of ``years``."""
         V = self.vocab_size
         off = self.offset[-1].expand(V).clone()
         off[self.token_ids] = self.offset[:-1]
         b = None
         if self.bias is not None:
-            if years is None:
+            if years is None and terms is None:
                 raise ValueError(f"FutureLM({self.config.variant}) needs years=[B] target years")
-            b = self.temporal_logit_bias(self.year_terms(years), hidden, self._alpha(alpha))  # [B, s, |S|]
+            terms = self.year_terms(years) if terms is None else terms
+            b = self.temporal_logit_bias(terms, hidden, self._alpha(alpha))                  # [B, s, |S|]
         if self.adapter is not None:
             if hidden is None:
                 raise ValueError("FutureLM with a context adapter needs the decoder states (hidden=[B, S, d])")
@@ -439,6 +441,8 @@ class TemporalBiasProcessor(LogitsProcessor):
     Returns log-probabilities (``log_softmax(scores + bias)``): beam search feeds processors
     log-probs and the renormalisation keeps beam scores exact; sampling is unaffected by the shift.
     For Context^2 the gate reads the decoder state captured at the LM head for the last position.
+    The year's bias terms are read from the model when the processor is made: a later change of the
+    model's history (``whatif.injected_trend``) does not reach a processor made before it.
     """
 
     def __init__(self, model: FutureLM, year: int | None, alpha: float | None = None):
@@ -446,16 +450,19 @@ class TemporalBiasProcessor(LogitsProcessor):
         self.alpha = None if alpha is None else float(alpha)
         self.gated = model.reads_hidden
         self.rows = slice(None)  # the rows of the captured decoder state that scores belong to (a shared batch)
+        if model.bias is not None and year is None:
+            raise ValueError(f"TemporalBiasProcessor: the {model.config.variant} model needs a target year")
         with torch.no_grad():
-            self.fixed = None if self.gated else model.full_offset([year] if model.bias is not None else None,
-                                                                   None, self.alpha).reshape(1, -1)
+            self.terms = model.year_terms([year]) if model.bias is not None else None   # [1, |S|(, 2)]
+            self.fixed = None if self.gated else model.full_offset(None, None, self.alpha,
+                                                                   terms=self.terms).reshape(1, -1)
 
     @torch.no_grad()
     def __call__(self, input_ids, scores):
         if self.gated:
             hidden = self.model._hidden[self.rows, -1:, :]                 # [N, 1, d]
-            years = [self.year] * scores.shape[0] if self.model.bias is not None else None
-            b = self.model.full_offset(years, hidden, self.alpha)[:, 0]
+            terms = None if self.terms is None else self.terms.expand(scores.shape[0], *self.terms.shape[1:])
+            b = self.model.full_offset(None, hidden, self.alpha, terms=terms)[:, 0]
         else:
             b = self.fixed
         V = b.shape[-1]

@@ -14,7 +14,8 @@ import ipywidgets as W
 from IPython.display import display
 
 from tempo_analysis.figures.future_text import bias_change, side_by_side
-from tempo_analysis.future_text.generation import GenerationSettings, generate_texts, generate_together
+from tempo_analysis.future_text.generation import GenerationSettings, generate_together
+from tempo_analysis.future_text.model import TemporalBiasProcessor
 from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, word_pieces, word_token
 from tempo_analysis.widgets.progress import Busy
 
@@ -70,21 +71,18 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
     last = W.IntSlider(value=3, min=1, max=min(5, len(model.history_years)), description="last years")
     go_btn = W.Button(description="Inject trend", button_style="warning")
     out, busy = W.Output(), Busy("generating")
-    done = {}  # the texts as trained, generated once (their inputs never change)
 
     def run(_=None):
         tok, year = fitted.tokenizer_, fitted.test_year_
         ids = word_pieces(tok, word.value)
         shown = [word_token(tok, w) for w in dict.fromkeys([word.value, *words])]
-        with busy.steps(2) as step:
-            before_bias = forecast_bias(model, year)
-            if "before" not in done:
-                done["before"] = generate_texts(model, tok, year, n, settings=settings)
-            before = done["before"]
-            step()
+        with busy.steps(1) as step:
+            before_bias, as_trained = forecast_bias(model, year), TemporalBiasProcessor(model, year)
             with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
-                after_bias = forecast_bias(model, year)
-                after = generate_texts(model, tok, year, n, settings=settings)
+                after_bias, injected = forecast_bias(model, year), TemporalBiasProcessor(model, year)
+            # both sides in one batch (on a CPU about the cost of one): the same draws every click
+            before, after = generate_together([as_trained, injected], tok, year, n, settings=settings)
+            step()
         out.clear_output(wait=True)
         with out:
             labels = [tok.decode([t]).strip() for t in shown]

@@ -14,6 +14,7 @@ import torch
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.figures import future_text as figs
 from tempo_analysis.future_text.generation import GenerationSettings, generate_texts, generate_together
+from tempo_analysis.future_text.model import TemporalBiasProcessor
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
 from tempo_analysis.future_text.whatif import (expected_token_probs, forecast_bias, injected_trend, trend_frame,
                                                word_pieces, word_token)
@@ -124,6 +125,31 @@ def test_generate_together_gives_each_model_its_own_rows(exp, beams):
         generate_together([m, exp.base_], tok, 2015, 1, settings=s)
     with pytest.raises(ValueError, match="one alpha per model"):
         generate_together([base, m], tok, 2015, 1, alphas=[None], settings=s)
+
+
+def test_generate_together_takes_biases_made_before_and_inside_an_injected_trend(exp):
+    """The trend what-if's one batch: a TemporalBiasProcessor keeps the bias of the moment it was made,
+    so texts from a processor made inside ``injected_trend`` are the injected model's texts, generated
+    after the injection has ended, next to the as-trained texts in the same batch."""
+    m, tok = exp.models_["freq-nolstm"], exp.tokenizer_
+    assert m.reads_hidden                                   # the context adapter: the bias is read while generating
+    scale = m.bias.scale.detach().clone()
+    ids = word_pieces(tok, "kernel")
+    try:
+        with torch.no_grad():
+            m.bias.scale.fill_(3.0)                         # a bias that trusts the history strongly
+        as_trained = TemporalBiasProcessor(m, 2015)
+        with injected_trend(m, exp.freq_table_, ids, last=3, factor=32.0):
+            injected = TemporalBiasProcessor(m, 2015)
+            inside = generate_together([m, m], tok, 2015, 3, settings=GEN)
+        outside = generate_together([m, m], tok, 2015, 3, settings=GEN)
+        before, after = generate_together([as_trained, injected], tok, 2015, 3, settings=GEN)
+        assert after == inside[1] and before == outside[0] and before != after
+        with pytest.raises(ValueError, match="own alpha"):
+            generate_together([as_trained, injected], tok, 2015, 1, alphas=[None, 0.5], settings=GEN)
+    finally:
+        with torch.no_grad():
+            m.bias.scale.copy_(scale)
 
 
 def test_the_context_adapter_is_kept_only_if_it_lowers_the_baselines_dev_loss(exp, tmp_path):
@@ -401,3 +427,24 @@ def test_history_frame_gives_the_frequency_counts_and_must_cover_the_training_ye
     assert e.freq_table_.counts[:, k].sum() == n_k(past["text"]) > n_k(sub[sub["year"] < e.test_year_]["text"])
     with pytest.raises(ValueError, match="history: no documents for the training years"):
         e._setup(sub, history=full[full["year"] != 2011])
+
+
+def test_trend_injector_shows_both_sides_from_one_batch(exp, monkeypatch):
+    """The widget's click: one batched generate for the as-trained and the injected texts (on a CPU about
+    the cost of one), the same as-trained texts on every click, and an injected side that moves."""
+    pytest.importorskip("ipywidgets")
+    from tempo_analysis.widgets import future_text as wft
+
+    calls, shown = [], []
+    real = wft.generate_together
+    monkeypatch.setattr(wft, "generate_together", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
+    monkeypatch.setattr(wft, "display", shown.append)
+    box = wft.trend_injector(exp, "freq-nolstm", ["kernel"], n=2, settings=GEN, run_now=True)
+    assert len(calls) == 1 and len(calls[0]) == 2 and len(shown) == 2
+    bias_fig, texts_fig = shown
+    factor, go_btn = box.children[0].children[1], box.children[0].children[3]
+    factor.value = 32.0
+    go_btn.click()
+    assert len(calls) == 2 and len(calls[1]) == 2 and len(shown) == 4
+    assert shown[2].to_json() != bias_fig.to_json()        # the forecast bias moved with the factor
+    assert shown[3].data[0].cells.values[0] == texts_fig.data[0].cells.values[0]   # as trained: the same draws
