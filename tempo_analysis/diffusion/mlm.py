@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import torch
 import torch.nn as nn
@@ -185,3 +186,28 @@ def mlm_perplexity(model: nn.Module, batches: list[dict], device=None, only=None
         what = "masked tokens" if keep is None else f"masked tokens among the {len(keep)} ids of `only`"
         raise ValueError(f"mlm_perplexity: the held-out batches have no {what}; give more held-out text.")
     return math.exp(total / count)
+
+
+@torch.no_grad()
+def document_nll(model: nn.Module, batches: list[dict], n_docs: int, device=None) -> tuple[np.ndarray, np.ndarray]:
+    """(summed cross-entropy [n_docs], masked-token count [n_docs]) per held-out document.
+
+    ``batches`` from :func:`fixed_mlm_batches` over a dataset of ``n_docs`` documents: its rows are the
+    documents in order, ``repeats`` times over, so row k belongs to document ``k % n_docs``. Paired
+    tests between two models (the same masks) read these per-document scores.
+    """
+    model.eval()
+    device = device or next(model.parameters()).device
+    total, count = np.zeros(n_docs), np.zeros(n_docs)
+    row0 = 0
+    for b in batches:
+        b = {k: v.to(device) for k, v in b.items()}
+        labels = b["labels"]
+        logits = model(**b).logits                               # [n_masked, V], row-major over labels
+        rows = (labels != -100).nonzero(as_tuple=True)[0]
+        ce = F.cross_entropy(logits, labels[labels != -100], reduction="none")
+        docs = ((rows + row0) % n_docs).cpu().numpy()
+        np.add.at(total, docs, ce.double().cpu().numpy())
+        np.add.at(count, docs, 1)
+        row0 += labels.shape[0]
+    return total, count

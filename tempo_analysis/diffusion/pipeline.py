@@ -34,7 +34,7 @@ from tempo_analysis.diffusion.analysis import ContextIndex, graph_communities, s
 from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
 from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.diffusion.mlm import (MLMCollator, PlainMLM, SliceBatchSampler, SocialMLMDataset,
-                                          fixed_mlm_batches, mlm_perplexity)
+                                          document_nll, fixed_mlm_batches, mlm_perplexity)
 from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
 from tempo_analysis.diffusion.node2vec import Node2Vec
 from tempo_analysis.diffusion.report import DiffusionAnalysis, analyze, index_corpus, world_regenerator
@@ -290,6 +290,31 @@ class DiffusionMapper:
                               cfg.max_length)
         batches = fixed_mlm_batches(ds, tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
         return {v: mlm_perplexity(self.models_[v], batches, only=only) for v in (variants or self.models_)}
+
+    def paired_comparison(self, variant: str = "dcwe", control: str = "cwe") -> dict:
+        """Held-out perplexity of two variants on the test split's fixed masks, with the paper's paired test:
+        a Wilcoxon signed-rank test over the test documents of their mean masked-token cross-entropy.
+
+        Returns perplexities, ``n_docs`` (documents with a masked token), ``wilcoxon`` and ``p_value``
+        (two-sided), ``share_lower`` (documents where ``variant`` has the lower loss) and ``gain``
+        (1 - ppl_variant / ppl_control).
+        """
+        from scipy.stats import wilcoxon
+
+        self._check_fitted()
+        cfg, tok = self.config, self.tokenizer_
+        ds = SocialMLMDataset(self.splits_["test"], tok, self.corpus_.unit_index, self.corpus_.slice_index,
+                              cfg.max_length)
+        batches = fixed_mlm_batches(ds, tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
+        (sa, n), (sb, _) = (document_nll(self.model(v), batches, len(ds)) for v in (variant, control))
+        keep = n > 0
+        a, b = sa[keep] / n[keep], sb[keep] / n[keep]
+        ppl_a, ppl_b = float(np.exp(sa.sum() / n.sum())), float(np.exp(sb.sum() / n.sum()))
+        test = wilcoxon(a, b) if np.any(a != b) else None
+        return {variant: ppl_a, control: ppl_b, "gain": 1.0 - ppl_a / ppl_b, "n_docs": int(keep.sum()),
+                "share_lower": float(np.mean(a < b)),
+                "wilcoxon": None if test is None else float(test.statistic),
+                "p_value": 1.0 if test is None else float(test.pvalue)}
 
     # -- analyses ------------------------------------------------------------------------------
     def context_index(self, variant: str = "dcwe", frame: pd.DataFrame | None = None, *,

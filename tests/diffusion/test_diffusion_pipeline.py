@@ -71,6 +71,34 @@ def test_held_out_perplexity_reads_the_fit_masks_and_the_companions_apart(run):
         run.held_out_perplexity(words=["cloud server"])
 
 
+def test_paired_comparison_scores_each_test_document_on_the_fit_masks(run):
+    """Per-document losses add up to the perplexity fit reported; the Wilcoxon test pairs the documents,
+    and a model against itself is no difference at all."""
+    got = run.paired_comparison("dcwe", "cwe")
+    assert got["dcwe"] == pytest.approx(run.perplexity_["dcwe"]) and got["cwe"] == pytest.approx(run.perplexity_["cwe"])
+    assert got["gain"] == pytest.approx(1 - got["dcwe"] / got["cwe"])
+    assert 0 < got["n_docs"] <= len(run.splits_["test"]) and 0 <= got["share_lower"] <= 1
+    assert 0 <= got["p_value"] <= 1 and got["wilcoxon"] is not None
+    same = run.paired_comparison("cwe", "cwe")
+    assert same["gain"] == 0 and same["p_value"] == 1.0 and same["share_lower"] == 0
+
+
+def test_document_nll_gives_each_row_to_its_document(run):
+    """Row k of the fixed batches is document k % n (repeats): the per-document sums add up to the whole."""
+    from tempo_analysis.diffusion.mlm import document_nll
+
+    ds = SocialMLMDataset(run.splits_["test"], run.tokenizer_, run.corpus_.unit_index, run.corpus_.slice_index)
+    one = fixed_mlm_batches(ds, run.tokenizer_, seed=5, batch_size=3)
+    twice = fixed_mlm_batches(ds, run.tokenizer_, seed=5, batch_size=3, repeats=2)
+    s1, n1 = document_nll(run.dcwe_, one, len(ds))
+    s2, n2 = document_nll(run.dcwe_, twice, len(ds))
+    assert math.exp(s1.sum() / n1.sum()) == pytest.approx(mlm_perplexity(run.dcwe_, one))
+    labels = torch.cat([torch.nn.functional.pad(b["labels"], (0, 64 - b["labels"].shape[1]), value=-100)
+                        for b in one])
+    assert list(n1) == (labels != -100).sum(1).tolist()           # each document's own masked tokens
+    assert (n2 >= n1).all() and n2.sum() > n1.sum()                # the second pass adds to the same documents
+
+
 def test_save_load_roundtrip(run, tmp_path):
     run.save(tmp_path / "run")
     again = DiffusionMapper.load(tmp_path / "run")
