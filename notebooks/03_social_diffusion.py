@@ -117,6 +117,10 @@ ppl = pd.DataFrame({"model": list(mapper.perplexity_), "perplexity": list(mapper
 display(ppl.round(3))
 dcwe_ppl, cwe_ppl = mapper.perplexity_["dcwe"], mapper.perplexity_["cwe"]
 print(f"DCWE {dcwe_ppl:.3f} vs CWE (time-blind) {cwe_ppl:.3f}: DCWE is {100 * (1 - dcwe_ppl / cwe_ppl):.1f}% lower")
+# is the gap more than chance? The paper's paired test: Wilcoxon signed-rank over the test documents
+paired = mapper.paired_comparison("dcwe", "cwe")
+print(f"DCWE has the lower loss on {paired['share_lower']:.0%} of {paired['n_docs']} test documents; "
+      f"Wilcoxon signed-rank p = {paired['p_value']:.3g}")
 mapper.visualize_perplexity().show()
 
 # %% [markdown]
@@ -254,7 +258,8 @@ print(f"paper r̂ (DCWE, bare usages): recovered mode {paper.mode['mode']}; unit
 # ## Key numbers
 
 # %%
-summary = {"diffusion.dcwe_ppl": dcwe_ppl, "diffusion.cwe_ppl": cwe_ppl,
+summary = {"diffusion.dcwe_ppl": dcwe_ppl, "diffusion.cwe_ppl": cwe_ppl, "diffusion.wilcoxon_p": paired["p_value"],
+           "diffusion.dcwe_lower_share": paired["share_lower"],
            **{f"diffusion.{k}.perplexity": v for k, v in mapper.perplexity_.items() if k in ("dcwe", "cwe", "sa", "ta")}}
 if truth is not None:
     summary.update({"diffusion.dcwe_companion_ppl": companion_ppl["dcwe"], "diffusion.cwe_companion_ppl": companion_ppl["cwe"],

@@ -220,6 +220,7 @@ def test_diffusion_notebook_records_dcwe_beside_its_control(notebook_runs):
     assert v["diffusion.dcwe.perplexity"] == v["diffusion.dcwe_ppl"] > 1
     assert v["diffusion.cwe.perplexity"] == v["diffusion.cwe_ppl"] > 1
     assert 0 <= v["diffusion.sigma_precision_at_k"] <= 1 and v["diffusion.offset_ratio"] > 0
+    assert 0 <= v["diffusion.wilcoxon_p"] <= 1 and 0 <= v["diffusion.dcwe_lower_share"] <= 1   # the paired test
     # the walk/flight reading of the trained DCWE, with its two controls, in both planted worlds
     for world in ("walk", "flight"):
         for model in ("dcwe", "dcwe_zeroed", "cwe"):
