@@ -16,6 +16,7 @@ import re
 import torch
 from transformers import LogitsProcessor, LogitsProcessorList
 
+from tempo_analysis.cpu_linears import packed_linears
 from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
 from tempo_analysis.future_text.settings import GenerationSettings
 
@@ -95,11 +96,12 @@ def generate_together(models, tokenizer, year: int | None = None, n: int = 5, *,
     device = next(lm.parameters()).device
     ids = torch.tensor([start] * (n * len(models)), device=device)
     torch.manual_seed(s.seed)
-    out = lm.generate(ids, attention_mask=torch.ones_like(ids), logits_processor=processors,
-                      num_beams=s.num_beams, do_sample=s.do_sample, top_k=s.top_k, top_p=s.top_p,
-                      no_repeat_ngram_size=s.no_repeat_ngram_size, max_new_tokens=s.max_new_tokens,
-                      min_new_tokens=s.min_new_tokens, pad_token_id=tokenizer.pad_token_id,
-                      eos_token_id=eos, bos_token_id=bos)
+    with packed_linears(lm, rows=ids.shape[0] * max(1, s.num_beams)):   # CPU: oneDNN prepacked weights
+        out = lm.generate(ids, attention_mask=torch.ones_like(ids), logits_processor=processors,
+                          num_beams=s.num_beams, do_sample=s.do_sample, top_k=s.top_k, top_p=s.top_p,
+                          no_repeat_ngram_size=s.no_repeat_ngram_size, max_new_tokens=s.max_new_tokens,
+                          min_new_tokens=s.min_new_tokens, pad_token_id=tokenizer.pad_token_id,
+                          eos_token_id=eos, bos_token_id=bos)
     texts = [re.sub(r"\s+", " ", t).strip() for t in tokenizer.batch_decode(out[:, len(start):], skip_special_tokens=True)]
     return [texts[k * n:(k + 1) * n] for k in range(len(models))]
 

@@ -448,3 +448,16 @@ def test_trend_injector_shows_both_sides_from_one_batch(exp, monkeypatch):
     assert len(calls) == 2 and len(calls[1]) == 2 and len(shown) == 4
     assert shown[2].to_json() != bias_fig.to_json()        # the forecast bias moved with the factor
     assert shown[3].data[0].cells.values[0] == texts_fig.data[0].cells.values[0]   # as trained: the same draws
+
+
+def test_generation_decodes_inside_packed_linears(exp, monkeypatch):
+    """generate_together decodes inside cpu_linears.packed_linears, told the batch's rows (texts x beams)."""
+    from tempo_analysis.future_text import generation
+
+    seen = []
+    real = generation.packed_linears
+    monkeypatch.setattr(generation, "packed_linears",
+                        lambda lm, rows=4: seen.append((lm, rows)) or real(lm, rows=rows))
+    m = exp.models_["baseline"]
+    generate_together([m, m], exp.tokenizer_, 2015, 3, settings=GEN)
+    assert seen == [(m.lm, 2 * 3 * GEN.num_beams)]

@@ -1,0 +1,82 @@
+"""Decoding with prepacked oneDNN linear layers (``cpu_linears.packed_linears``) vs PyTorch's default CPU path.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/cpu_packed_linears.py   # embedded SmolLM2, ~1 min
+
+One click of notebook 04's generation explorer: two FutureLMs over the same frozen LM, ``--n`` texts each,
+in one batched ``generate_together`` (sampling, no beams, ``--new-tokens`` tokens). The naive path, timed
+in the same run and interleaved with the packed one, is the same call with the packing switched off
+(``TEMPO_ANALYSIS_PACKED_LINEARS=0``). The packed path's time includes packing the weights (done on
+every call, nothing is kept). Also printed: the largest logit difference of one forward pass between
+the two paths (float rounding only) and whether the sampled texts are the same.
+The last line is JSON: seconds per click for both paths (median of ``--repeats``) and their ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import time
+
+import torch
+
+from tempo_analysis.causal_lm import load_causal_lm
+from tempo_analysis.cpu_linears import packed_linears, packed_linears_available
+from tempo_analysis.future_text.generation import GenerationSettings, generate_together
+from tempo_analysis.future_text.model import FutureLM
+
+ENV = "TEMPO_ANALYSIS_PACKED_LINEARS"
+
+
+def click(models, tok, n, s, packed: bool):
+    os.environ[ENV] = "1" if packed else "0"
+    t0 = time.perf_counter()
+    texts = generate_together(models, tok, None, n, settings=s)
+    return time.perf_counter() - t0, texts
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lm", default="default", help='"default" (embedded SmolLM2-135M), or an HF name/folder')
+    ap.add_argument("--n", type=int, default=2, help="texts per model (notebook 04's N_TEXTS)")
+    ap.add_argument("--new-tokens", type=int, default=28, help="tokens per text (the widget's half length)")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    if not packed_linears_available():
+        raise SystemExit("this torch build lacks the oneDNN linear ops: nothing to compare")
+    torch.manual_seed(0)
+    torch.set_num_threads(args.threads)
+    lm, tok = load_causal_lm(args.lm, device="cpu")
+    a = FutureLM.from_lm(lm, variant="baseline")
+    b = FutureLM.from_lm(lm, variant="baseline", adapter_rank=8)
+    s = GenerationSettings(num_beams=1, max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens)
+    ids = torch.randint(0, len(tok), (2 * args.n, 32))
+    with torch.no_grad():
+        want = lm(ids).logits
+        with packed_linears(lm, rows=ids.shape[0]):
+            got = lm(ids).logits
+    diff = float((got - want).abs().max())
+    click([a, b], tok, args.n, s, True)                                          # warm-up, both paths
+    click([a, b], tok, args.n, s, False)
+    default, packed, same = [], [], True
+    for _ in range(args.repeats):
+        t, plain_texts = click([a, b], tok, args.n, s, False)
+        default.append(t)
+        t, packed_texts = click([a, b], tok, args.n, s, True)
+        packed.append(t)
+        same = same and plain_texts == packed_texts
+    os.environ.pop(ENV, None)
+    d, p = statistics.median(default), statistics.median(packed)
+    print(f"default linears: {d:.2f} s; packed oneDNN linears: {p:.2f} s; ratio {d / p:.2f}x; "
+          f"largest logit difference {diff:.2e}; same texts: {same}")
+    print(json.dumps({"lm": args.lm, "n": args.n, "new_tokens": args.new_tokens, "threads": args.threads,
+                      "default_s": round(d, 3), "packed_s": round(p, 3), "speedup": round(d / p, 2),
+                      "max_logit_diff": diff, "same_texts": same,
+                      "machine": platform.processor() or platform.machine(), "torch": torch.__version__}))
+
+
+if __name__ == "__main__":
+    main()
