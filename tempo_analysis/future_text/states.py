@@ -40,6 +40,7 @@ from safetensors.torch import load_file, save_file
 from tqdm.auto import tqdm
 
 from tempo_analysis.causal_lm import cache_root
+from tempo_analysis.cpu_linears import packed_linears
 from tempo_analysis.future_text.tokenizer import vocab_fingerprint
 
 REST_FLOOR = -1e9       # lse_rest when every token is in S (an empty rest)
@@ -95,16 +96,17 @@ def document_states(lm, docs: list[list[int]], bos: int, *, max_len: int | None 
     parts: dict[int, list[tuple[int, torch.Tensor]]] = {}
     was = lm.training
     lm.eval()
-    for s in tqdm(range(0, len(order), batch_size), disable=not progress, desc="LM states"):
-        chunk = [pieces[i] for i in order[s:s + batch_size]]
-        L = max(len(p[3]) for p in chunk)
-        ids = torch.zeros((len(chunk), L), dtype=torch.long)
-        att = torch.zeros((len(chunk), L), dtype=torch.long)
-        for r, p in enumerate(chunk):
-            ids[r, :len(p[3])], att[r, :len(p[3])] = torch.tensor(p[3]), 1
-        h = dec(input_ids=ids.to(device), attention_mask=att.to(device)).last_hidden_state.float().cpu()
-        for r, (d, start, keep, seq) in enumerate(chunk):
-            parts.setdefault(d, []).append((start + keep, h[r, keep:len(seq)]))
+    with packed_linears(dec, rows=batch_size * 64):       # CPU: oneDNN prepacked weights (cpu_linears)
+        for s in tqdm(range(0, len(order), batch_size), disable=not progress, desc="LM states"):
+            chunk = [pieces[i] for i in order[s:s + batch_size]]
+            L = max(len(p[3]) for p in chunk)
+            ids = torch.zeros((len(chunk), L), dtype=torch.long)
+            att = torch.zeros((len(chunk), L), dtype=torch.long)
+            for r, p in enumerate(chunk):
+                ids[r, :len(p[3])], att[r, :len(p[3])] = torch.tensor(p[3]), 1
+            h = dec(input_ids=ids.to(device), attention_mask=att.to(device)).last_hidden_state.float().cpu()
+            for r, (d, start, keep, seq) in enumerate(chunk):
+                parts.setdefault(d, []).append((start + keep, h[r, keep:len(seq)]))
     lm.train(was)
     return [torch.cat([t for _, t in sorted(parts[d], key=lambda x: x[0])]) for d in range(len(docs))]
 
@@ -172,10 +174,11 @@ class StateCache:
 def full_head_terms(head, hidden: torch.Tensor, targets: torch.Tensor, chunk: int = 1024):
     """``(lse_all [N], z_target [N])``: logsumexp of the head's logits and the target's logit per position."""
     lse, zt = torch.empty(len(hidden)), torch.empty(len(hidden))
-    for s in range(0, len(hidden), chunk):
-        z = head(hidden[s:s + chunk].to(head.weight.device)).float().cpu()
-        zt[s:s + chunk] = z.gather(1, targets[s:s + chunk, None])[:, 0]
-        lse[s:s + chunk] = torch.logsumexp(z, dim=1)
+    with packed_linears(head, rows=chunk):
+        for s in range(0, len(hidden), chunk):
+            z = head(hidden[s:s + chunk].to(head.weight.device)).float().cpu()
+            zt[s:s + chunk] = z.gather(1, targets[s:s + chunk, None])[:, 0]
+            lse[s:s + chunk] = torch.logsumexp(z, dim=1)
     return lse, zt
 
 
