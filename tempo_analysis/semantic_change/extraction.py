@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from ..cpu_linears import packed_linears
 from ..data import DataError, TargetUsage
 from .model import TemporalAttentionForMaskedLM, TemporalAttentionModel
 
@@ -170,8 +171,9 @@ def extract_target_vectors(model, tokenizer, usages: list[TargetUsage], *, time=
     out, kept = None, None
     was_training = model.training
     model.eval()
+    packing = packed_linears(model, rows=batch_size * 32) if precision == "fp32" else contextlib.nullcontext()
     try:
-        with torch.inference_mode():
+        with torch.inference_mode(), packing:        # CPU: oneDNN prepacked linear weights (cpu_linears)
             for b0 in tqdm(range(0, len(order), batch_size), disable=not progress, desc="embedding usages"):
                 batch = order[b0:b0 + batch_size]                     # indices into uniq
                 n = max(lengths[j] for j in batch)
