@@ -27,8 +27,10 @@ from tempo_analysis.future_text.generation import GenerationSettings, generate_t
 from tempo_analysis.future_text.model import FutureLM
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def click_setup(description: str):
+    """Parse the click options; return (args, lm, tokenizer, [two FutureLMs over the LM], settings): the
+    widget's click, shared with ``cpu_packed_linears.py``."""
+    ap = argparse.ArgumentParser(description=description)
     ap.add_argument("--lm", default="default", help='"default" (embedded SmolLM2-135M), or an HF name/folder')
     ap.add_argument("--n", type=int, default=2, help="texts per model (notebook 04's N_TEXTS)")
     ap.add_argument("--new-tokens", type=int, default=28, help="tokens per text (the widget's half length)")
@@ -44,6 +46,11 @@ def main() -> None:
         for m in (a, b):
             m.offset.normal_(0, 0.5)
     s = GenerationSettings(num_beams=1, max_new_tokens=args.new_tokens, min_new_tokens=args.new_tokens)
+    return args, lm, tok, [a, b], s
+
+
+def main() -> None:
+    args, lm, tok, (a, b), s = click_setup(__doc__.split("\n")[0])
     generate_together([a, b], tok, None, args.n, settings=s)                       # warm-up
     separate, together = [], []
     for _ in range(args.repeats):
