@@ -66,7 +66,7 @@ VARIANTS = ["baseline", "last-n", "freq", "context", "context2"]  # + "freq-nols
 WORDS = ["transformer", "pretraining", "prompting", "kernel", "lexicon"]  # words to follow
 INJECT = ["kernel", "lexicon"]  # falling words the what-if makes rise
 N_TEXTS = 2  # generated texts per model (content METEOR, copy rate, side-by-side view)
-N_WHATIF = 64  # texts sampled with and without the injected trend (no beams, half length, as the widgets)
+N_WHATIF = 96  # texts sampled with and without the injected trend (no beams, half length, as the widgets)
 SEED = 0
 SETTINGS = {}  # overrides of default_settings(), e.g. {"alpha_search": "grid", "finetune_steps": 300}
 TORCH_THREADS = 1  # one thread: kind to a shared 2-core box (2 is faster on an idle one)
@@ -180,14 +180,13 @@ side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, ti
 #   few long ones for the same time.
 #
 # The time-blind control (baseline) has no history to edit: its ratios are 1 by construction.
-# Read the measures together. The bias is a push on the word's own token at the moment it is next.
-# In the real dev texts the falling words are nearly absent, and where they could come next they
-# are unlikely: there a push multiplies their probability. In the generated texts the model writes
-# them mostly where they are already certain (*kernel* after "graph" or "string", *lexicon* after
-# "sentiment"): the sentence was chosen by the words before, and the push cannot add much there.
-# So `expected_ratio` is far below `prob_ratio`, and the counts, a few occurrences (`count_*`),
-# agree with it within their noise: the target of 2× more occurrences is not met
-# (`docs/results/future_text/` has the numbers and what was tried).
+# The bias is a push on the word's own token at the moment it could come next. In the planted
+# world a trend word always follows a shared frame ("We rely on", "Our system uses", …) that does
+# not say which word comes: there the year decides, and there the push acts. So the model writes
+# the injected words several times as often in its own texts (`expected_ratio`, about what
+# `prob_ratio` says for the real texts), and the counts (`count_*`, a handful of occurrences)
+# follow. In text where a word is settled several tokens before it appears ("graph kernel"), a push
+# on the word itself could not move it (`docs/results/future_text/` shows that earlier world).
 
 # %%
 summary = {**future.summary(), "future_text.best_temporal": best["model"],

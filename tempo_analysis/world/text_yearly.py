@@ -1,8 +1,8 @@
 """Abstract-like texts for the yearly (future-text) world, and the planted trend curves.
 
-An abstract = an intro about a task, one sentence per trend word the document carries (each
-holds its word exactly once, and no other trend word, not even as a substring), one or two
-generic method sentences, and a result sentence. `TRENDS[word] = (trend, curve)` where the
+An abstract = an intro about a task, one sentence per trend word the document carries (a shared
+frame, then a phrase that starts with the word: each holds its word exactly once, and no other
+trend word, not even as a substring), one or two generic method sentences, and a result sentence. `TRENDS[word] = (trend, curve)` where the
 curve maps x in [0, 1] (first year .. last year) to the planted share of documents using the
 word. All trend words are longer than four characters, so they count as content words for the
 future-text metrics.
@@ -39,96 +39,95 @@ TRENDS = {
     "crowdsourcing": ("burst", _bump(0.02, 0.35, 0.20, 0.15)),
 }
 
-TREND_SENTENCES = {
+# A trend sentence is a shared frame followed by one of the word's phrases, which starts with the
+# word: "We rely on" + "kernel methods over syntactic structures." The frame does not say which
+# word comes next, so the year alone decides it (the share of trend sentences that go on with each
+# word follows the planted rates), and a model that raises a word's forecast bias writes it more
+# often right there. Word-specific sentences ("We use a tree kernel ...") would settle the word
+# several tokens earlier, where its bias cannot act.
+TREND_FRAMES = [
+    "Our approach builds on",
+    "This work revisits",
+    "We rely on",
+    "We focus on",
+    "Our system uses",
+    "We study the role of",
+]
+
+TREND_PHRASES = {
     "transformer": [
-        "We fine-tune a transformer encoder on {dataset}.",
-        "Our transformer model captures long-range dependencies in {task}.",
-        "A transformer with relative position encodings outperforms recurrent models.",
-        "We analyze what each layer of the transformer learns about syntax.",
-        "Replacing the recurrent encoder with a transformer reduces training time.",
-        "We distill a large transformer into a compact student model.",
+        "transformer encoders fine-tuned on {dataset}.",
+        "transformer models that capture long-range dependencies in {task}.",
+        "transformer layers with relative position encodings.",
+        "transformer representations distilled into a compact student model.",
     ],
     "pretraining": [
-        "Large-scale pretraining on unlabeled text gives strong initial representations.",
-        "We show that domain-adaptive pretraining helps {task}.",
-        "The benefits of pretraining shrink as labeled data grows.",
-        "We propose a pretraining objective tailored to {task}.",
-        "Continued pretraining on {dataset} improves robustness.",
-        "Our analysis separates the effects of pretraining and fine-tuning.",
+        "pretraining on large amounts of unlabeled text.",
+        "pretraining adapted to the domain of {task}.",
+        "pretraining objectives tailored to {task}.",
+        "pretraining continued on {dataset}.",
     ],
     "prompting": [
-        "We study prompting as an alternative to fine-tuning for {task}.",
-        "Simple prompting with a few examples rivals supervised systems.",
-        "We find that prompting is sensitive to the wording of instructions.",
-        "Chain-of-thought prompting improves reasoning on {task}.",
-        "Our prompting strategy selects demonstrations automatically.",
-        "We compare prompting with parameter-efficient tuning.",
+        "prompting as an alternative to fine-tuning for {task}.",
+        "prompting with a few examples.",
+        "prompting that asks for step-by-step reasoning on {task}.",
+        "prompting with automatically selected demonstrations.",
     ],
     "multilingual": [
-        "We train a single multilingual model covering forty languages.",
-        "Our multilingual encoder transfers to unseen languages.",
-        "We build a multilingual benchmark for {task}.",
-        "A multilingual setup helps the lowest-resource languages most.",
-        "We analyze how multilingual representations align across scripts.",
-        "The multilingual model outperforms monolingual counterparts on {dataset}.",
+        "multilingual models covering forty languages.",
+        "multilingual encoders that transfer to unseen languages.",
+        "multilingual benchmarks for {task}.",
+        "multilingual representations aligned across scripts.",
     ],
     "kernel": [
-        "We use a tree kernel to compare syntactic structures.",
-        "A string kernel captures character-level similarity.",
-        "The kernel method scales poorly to large corpora.",
-        "We design a graph kernel for {task}.",
-        "Our kernel combines lexical and syntactic features.",
-        "An efficient approximation makes the kernel tractable.",
+        "kernel methods over syntactic structures.",
+        "kernel functions that capture character-level similarity.",
+        "kernel approximations that scale to large corpora.",
+        "kernel machines that combine lexical and syntactic features.",
     ],
     "lexicon": [
-        "We build a sentiment lexicon from a few seed words.",
-        "A domain lexicon is induced from {dataset}.",
-        "Features from a hand-built lexicon improve recall.",
-        "The lexicon covers ten thousand entries with polarity scores.",
-        "We expand the lexicon with distributional similarity.",
-        "Coverage of the lexicon is the main bottleneck for {task}.",
+        "lexicon entries induced from a few seed words.",
+        "lexicon features built from {dataset}.",
+        "lexicon coverage as the main bottleneck for {task}.",
+        "lexicon expansion with distributional similarity.",
     ],
     "handcrafted": [
-        "Our system relies on handcrafted features and a linear classifier.",
-        "We engineer handcrafted rules for {task}.",
-        "A set of handcrafted patterns detects the relations.",
-        "We compare learned and handcrafted features.",
-        "The handcrafted templates achieve high precision.",
-        "Adding handcrafted cues from {dataset} helps.",
+        "handcrafted features and a linear classifier.",
+        "handcrafted rules for {task}.",
+        "handcrafted patterns that detect the relations.",
+        "handcrafted templates with high precision.",
     ],
     "annotation": [
-        "We describe the annotation guidelines and agreement statistics.",
-        "The annotation was carried out by trained linguists.",
-        "We release the annotation scheme with the corpus.",
-        "An annotation study on {dataset} shows high agreement.",
-        "Disagreements in the annotation reveal genuinely ambiguous cases.",
-        "The annotation took three months to complete.",
+        "annotation guidelines with agreement statistics.",
+        "annotation carried out by trained linguists.",
+        "annotation of {dataset} with high agreement.",
+        "annotation disagreements that reveal ambiguous cases.",
     ],
     "baseline": [
-        "A strong baseline built on bag-of-words features is hard to beat.",
-        "We re-implement a competitive baseline for comparison.",
-        "The baseline ignores context beyond the sentence.",
-        "Even a simple baseline reaches high accuracy on {dataset}.",
-        "We report the baseline results from prior work.",
-        "Our baseline uses the same training data.",
+        "baseline systems built on bag-of-words features.",
+        "baseline results re-implemented from prior work.",
+        "baseline models that ignore context beyond the sentence.",
+        "baseline accuracy on {dataset}.",
     ],
     "word2vec": [
-        "We initialize the model with word2vec embeddings trained on {dataset}.",
-        "Vectors from word2vec capture useful similarity for {task}.",
-        "We compare word2vec with count-based vectors.",
-        "Our extension of word2vec learns sense-specific vectors.",
-        "Training word2vec on in-domain text improves {task}.",
-        "We analyze analogies solved by word2vec.",
+        "word2vec embeddings trained on {dataset}.",
+        "word2vec vectors for {task}.",
+        "word2vec extensions that learn sense-specific vectors.",
+        "word2vec analogies and what they reveal.",
     ],
     "crowdsourcing": [
-        "We collect labels through crowdsourcing on a paid platform.",
-        "Quality control is essential when crowdsourcing labels.",
-        "We show that crowdsourcing yields labels as good as experts.",
-        "Our crowdsourcing design rewards careful workers.",
-        "Aggregating crowdsourcing judgments with a latent model reduces noise.",
-        "We release the crowdsourcing interface and the collected data.",
+        "crowdsourcing labels on a paid platform.",
+        "crowdsourcing with careful quality control.",
+        "crowdsourcing judgments aggregated with a latent model.",
+        "crowdsourcing interfaces released with the data.",
     ],
 }
+
+
+def trend_sentence(frame: str, phrase: str) -> str:
+    """One trend sentence: the shared ``frame``, then the word's ``phrase``."""
+    return f"{frame} {phrase}"
+
 
 TASKS = ["sentiment analysis", "machine translation", "named entity recognition", "question answering",
          "text summarization", "dependency parsing", "relation extraction", "text classification",

@@ -16,7 +16,8 @@ import numpy as np
 import pandas as pd
 
 from .config import YearlyWorldConfig
-from .text_yearly import DATASETS, DOMAINS, INTROS, METHODS, NUMBERS, RESULTS, TASKS, TREND_SENTENCES, TRENDS
+from .text_yearly import (DATASETS, DOMAINS, INTROS, METHODS, NUMBERS, RESULTS, TASKS, TREND_FRAMES, TREND_PHRASES,
+                          TRENDS, trend_sentence)
 from .util import Cycler, fill, pick
 
 SLOTS = {"task": TASKS, "dataset": DATASETS, "domain": DOMAINS, "number": NUMBERS}
@@ -50,7 +51,8 @@ def yearly_frames(cfg: YearlyWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
     truth["n_docs"] = [int(round(r * D)) for r in truth.rate]
     truth["doc_share"] = (truth.n_docs / D).round(6)
     intros, methods, results = Cycler(INTROS, rng), Cycler(METHODS, rng), Cycler(RESULTS, rng)
-    trend_cyc = {w: Cycler(TREND_SENTENCES[w], rng) for w in truth.word.unique()}
+    frames = Cycler(TREND_FRAMES, rng)
+    trend_cyc = {w: Cycler(TREND_PHRASES[w], rng) for w in truth.word.unique()}
     rows = []
     for year, part in truth.groupby("year", sort=True):
         carried: list[list[str]] = [[] for _ in range(D)]
@@ -60,7 +62,7 @@ def yearly_frames(cfg: YearlyWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
         for k in range(D):
             task = pick(rng, TASKS)
             slots = {**SLOTS, "task": [task]}
-            middle = [fill(trend_cyc[w].next(), rng, slots) for w in carried[k]]
+            middle = [fill(trend_sentence(frames.next(), trend_cyc[w].next()), rng, slots) for w in carried[k]]
             middle += [fill(methods.next(), rng, slots) for _ in range(1 + int(rng.random() < 0.4))]
             middle = [middle[i] for i in rng.permutation(len(middle))]
             sents = [fill(intros.next(), rng, slots)] + middle + [fill(results.next(), rng, slots)]

@@ -148,13 +148,13 @@ def test_future_text_summary_keys(notebook_runs):
     # copy rate: the planted world builds abstracts from a finite set of sentences, so the yardstick is
     # the real test-year texts' own rate (the <= 0.2 target is for the real ACL abstracts)
     assert 0 < v["future_text.copy_rate.heldout"] < 1 and 0 <= v["future_text.copy_rate"] <= 1
-    # generated-text response: occurrences per generated token in texts sampled with / without the
-    # injection, recorded with how many injected words and occurrences it rests on (None: neither word
-    # was written with or without it); never below 1 (the injection must not suppress them). The
-    # noise-free view, the model's expected count over the contexts it generated, must rise too (sign)
-    assert 0 <= v["future_text.trend_evidence"] <= 2 and v["future_text.trend_occurrences"] >= 0
-    assert v["future_text.trend_response"] is None or v["future_text.trend_response"] >= 1.0
-    assert v["future_text.trend_expected_ratio"] > 1.0
+    # generated-text response (issue target: >= 2): the injected words' occurrences per generated token
+    # in texts sampled with / without the injection at the same seeds, both words written in one set or
+    # the other; and the noise-free view, the model's expected count of them over the contexts it
+    # generated, at least doubles too (the world's frames leave the trend word to the year)
+    assert v["future_text.trend_evidence"] == 2 and v["future_text.trend_occurrences"] >= 6, v
+    assert v["future_text.trend_response"] >= 2.0, v
+    assert v["future_text.trend_expected_ratio"] >= 2.0, v
     # the what-if raises the injected words' bias and the model's forecast of them (sign), on the scale
     # of an x8 rise with the full-corpus history (log 8 = 2.08 logits if the history were taken at face
     # value; at least 1 logit: more than 2.5x the forecast probability)

@@ -8,7 +8,7 @@ import pytest
 
 from tempo_analysis.world import YearlyWorldConfig, generate_yearly, yearly_frames
 from tempo_analysis.world.text_yearly import (DATASETS, DOMAINS, INTROS, METHODS, RESULTS, TASKS,
-                                              TREND_SENTENCES, TRENDS)
+                                              TREND_FRAMES, TREND_PHRASES, TRENDS, trend_sentence)
 from tempo_analysis.world.util import count_word
 
 
@@ -63,10 +63,24 @@ def test_trend_words_appear_only_in_their_own_sentences():
     generic = INTROS + METHODS + RESULTS + TASKS + DATASETS + DOMAINS
     for t in generic:
         assert not any(w in t.lower() for w in words), t
-    for word, sents in TREND_SENTENCES.items():
-        for s in sents:
+    for t in TREND_FRAMES:
+        assert not any(w in t.lower() for w in words), t
+    for word, phrases in TREND_PHRASES.items():
+        for p in phrases:
+            assert p.startswith(word + " "), p       # the word comes right after the shared frame
+            s = trend_sentence(TREND_FRAMES[0], p)
             assert count_word(s, word) == 1 and s.lower().count(word) == 1, s
             assert not any(w in s.lower() for w in words if w != word), s
+
+
+def test_the_frame_leaves_the_trend_word_open(frames):
+    """Every trend sentence starts with a shared frame, and each frame goes on with many trend
+    words: the word is chosen right after the frame, where its forecast bias acts."""
+    docs, _ = frames
+    sents = [s.strip() for t in docs.text for s in t.split(".") if s.strip()]
+    after = {f: {w for s in sents if s.startswith(f + " ") for w in TRENDS if s[len(f) + 1:].startswith(w + " ")}
+             for f in TREND_FRAMES}
+    assert all(len(ws) >= 8 for ws in after.values()), {f: len(ws) for f, ws in after.items()}
 
 
 def test_abstracts_are_sentences(frames):
