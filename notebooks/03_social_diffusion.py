@@ -180,8 +180,14 @@ mapper.visualize_network_map(result, seed=SEED, communities=communities, top_wor
 
 # %% [markdown]
 # **What if** the map were read from the time-blind control? Switch the model: the map is read
-# again from that model's own masked predictions (nothing is retrained). CWE has no unit or time
-# offsets, so every unit gives the same answer in every slice.
+# again from that model's own masked predictions (nothing is retrained). r̂ above is a yes or no
+# (is the anchor the model's first choice?); here the fill is graded: the model's probability of
+# the anchor among the candidates, in probes written by each unit in each slice, on one colour
+# scale for both models. CWE has no unit or time input, so every node gets the same colour. DCWE's
+# offsets can give each unit and slice its own: does its map darken where and when the planted
+# sense arrived (the dark rings), or does it change only from slice to slice? The table under
+# the switch gives the numbers: each slice's mean over the units, and how much the units differ
+# within the slice.
 
 # %%
 model_choice = widgets.ToggleButtons(options=[m for m in ("dcwe", "cwe") if m in mapper.models_], value="dcwe",
@@ -189,10 +195,16 @@ model_choice = widgets.ToggleButtons(options=[m for m in ("dcwe", "cwe") if m in
 # each model's map is read once, here, so that switching only redraws (reading takes seconds on a CPU)
 maps_read = {m: result if m == "dcwe" else read_map(mapper.models_[m], corpus, WORD, ANCHOR)
              for m in model_choice.options}
+prob_range = max(float(r.rhat["anchor_prob"].max()) for r in maps_read.values())  # one scale for every model
 
 
 def show_map(model):
-    mapper.visualize_network_map(maps_read[model], seed=SEED, communities=communities, top_words=5).show()
+    rhat = maps_read[model].rhat
+    mapper.visualize_network_map(maps_read[model], seed=SEED, communities=communities, top_words=5,
+                                 value="anchor_prob", cmin=0.0, cmax=prob_range).show()
+    by_slice = rhat.groupby("time")["anchor_prob"]
+    display(pd.DataFrame({"mean over units": by_slice.mean(), "spread over units (std)": by_slice.std(ddof=0)})
+            .rename_axis("slice").T.style.format("{:.5f}").set_caption(f"p({ANCHOR} | {WORD}), read from {model}"))
 
 
 widgets.VBox([model_choice, widgets.interactive_output(show_map, {"model": model_choice})])

@@ -439,6 +439,8 @@ class DiffusionMapper:
         communities: {unit: label}, drawn as marker outline colour and symbol; default Louvain
         communities of the graph (``graph_communities(graph, seed)``). top_words: {unit: [words]} for the
         hover text, or how many to read from the corpus (``unit_top_words``, word and anchor excluded).
+        ``value="anchor_prob"`` fills the nodes with the model's probability of the anchor instead of
+        r-hat (a ``prediction_rhat`` map; give ``cmin``/``cmax`` to compare two models on one scale).
         """
         self._check_fitted()
         graph = self.corpus_.graph
@@ -451,10 +453,10 @@ class DiffusionMapper:
             communities = graph_communities(graph, seed=seed)
         if isinstance(top_words, (int, np.integer)) and not isinstance(top_words, bool):
             top_words = unit_top_words(self.corpus_.df, top=int(top_words), exclude=(result.word, result.anchor))
+        kwargs.setdefault("cmax", (result.n_neighbors or None) if kwargs.get("value", "rhat") == "rhat" else None)
         return figures.diffusion_small_multiples(graph, result.rhat, self.corpus_.slices, layout=layout,
                                                  communities=communities, top_words=top_words,
-                                                 cmax=result.n_neighbors or None, word=result.word, anchor=result.anchor,
-                                                 first=result.first, **kwargs)
+                                                 word=result.word, anchor=result.anchor, first=result.first, **kwargs)
 
     def visualize_walk_flight(self, result: DiffusionAnalysis, **kwargs) -> go.Figure:
         """Newly reached units per slice, walk vs flight (``figures.diffusion.walk_flight_bars``)."""

@@ -6,7 +6,9 @@ word's contextual vectors. Its masked-prediction counterpart here asks the train
 in a probe text such as "cloud [MASK]." written by unit u in slice t, at which rank does the model
 predict the anchor ("server") among the candidate words? r-hat = N - rank + 1 when the rank is
 <= N, else 0, per (unit, slice), with the same columns as ``rhat_scores``, so ``diffusion_map``,
-``walk_flight`` and ``recover_mode`` read it unchanged.
+``walk_flight`` and ``recover_mode`` read it unchanged. Next to it, ``anchor_prob``: the model's
+probability of the anchor among the candidates (softmax of the probe-averaged log-probabilities),
+a graded view of the same prediction that moves even where the rank does not.
 
 A time- and unit-blind model (CWE) gives every unit and slice the same prediction, so it cannot
 tell who adopted when; DCWE's offsets of the word for (unit, slice) can. Candidates: ``candidates``
@@ -68,8 +70,9 @@ def prediction_rhat(model, tokenizer, word: str, anchor: str, units: list, slice
                 rank = int((lp > a).sum()) + 1
                 rows.append({"unit": u, "time": t, "rhat": float(n_neighbors - rank + 1 if rank <= n_neighbors else 0),
                              "n": n, "rank": float(rank), "n_neighbors": int(n_neighbors),
+                             "anchor_prob": float(torch.softmax(lp, 0)[cand.index(a_id)]),
                              "example": texts[0].replace(tokenizer.mask_token, anchor) if rank <= n_neighbors
                              else texts[0]})
     finally:
         model.train(was)
-    return pd.DataFrame(rows, columns=["unit", "time", "rhat", "n", "rank", "n_neighbors", "example"])
+    return pd.DataFrame(rows, columns=["unit", "time", "rhat", "n", "rank", "n_neighbors", "anchor_prob", "example"])

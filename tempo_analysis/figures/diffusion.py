@@ -106,11 +106,16 @@ def _community_style(communities: dict, nodes: list) -> dict:
             for i, c in enumerate(labels)}
 
 
+# what a small-multiples map can fill its nodes with, and its label ({word}, {anchor} filled in)
+VALUE_LABELS = {"rhat": "r̂({word} → {anchor})", "anchor_prob": "p({anchor} | {word}, unit, slice)"}
+
+
 def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, layout: dict | None = None,
                               communities: dict | None = None, top_words: dict | None = None,
                               cmax: float | None = None, word: str = "", anchor: str = "",
                               first: dict | None = None, cols: int | None = None, title: str | None = None,
-                              height: int | None = None, colorscale: str = "YlOrRd") -> go.Figure:
+                              height: int | None = None, colorscale: str = "YlOrRd", value: str = "rhat",
+                              cmin: float = 0.0) -> go.Figure:
     """The unit graph once per time slice, side by side, nodes filled by r-hat of `word` towards `anchor`.
 
     rhat: columns unit, time, rhat (``rhat_scores`` / ``prediction_rhat``); units with no row in a
@@ -121,13 +126,18 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
     cmax: top of the colour scale (default max(1, largest r-hat)); first: {unit: first slice
     holding the association}, marked with a thick outline in that slice and named in the hover.
     One subplot per slice, ``cols`` per row (default: one row up to 4 slices, else 3 per row).
+    value: the column that fills the nodes: ``"rhat"``, or ``"anchor_prob"`` (``prediction_rhat``'s
+    graded view: the model's probability of the anchor; default cmax its largest value). cmin, cmax:
+    the colour range; give the same range to maps that are compared.
     """
     if not len(slices):
         raise ValueError("diffusion_small_multiples: no slices given; pass the corpus' time slices.")
-    missing_cols = [c for c in ("unit", "time", "rhat") if c not in rhat.columns]
+    if value not in VALUE_LABELS:
+        raise ValueError(f"diffusion_small_multiples: value={value!r}; use one of {sorted(VALUE_LABELS)}.")
+    missing_cols = [c for c in ("unit", "time", value) if c not in rhat.columns]
     if missing_cols:
         raise ValueError(f"diffusion_small_multiples: rhat has no column(s) {missing_cols}; pass rhat_scores(...) "
-                         "or prediction_rhat(...).")
+                         "or prediction_rhat(...) (anchor_prob comes from prediction_rhat only).")
     layout = layout or graph_layout(graph)
     nodes = list(graph.nodes)
     missing = [n for n in nodes if n not in layout]
@@ -142,8 +152,9 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
     rows = -(-n // cols)
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=[f"slice {t}" for t in slices],
                         horizontal_spacing=0.02, vertical_spacing=0.08 if rows > 1 else 0.0)
-    cmax = float(cmax) if cmax is not None else float(max(rhat["rhat"].max(), 1.0))
-    by = rhat.groupby(["unit", "time"])["rhat"].mean().to_dict()
+    if cmax is None:
+        cmax = float(max(rhat["rhat"].max(), 1.0)) if value == "rhat" else float(rhat[value].max())
+    by = rhat.groupby(["unit", "time"])[value].mean().to_dict()
     ex, ey = [], []
     for a, b in graph.edges:
         ex += [layout[a][0], layout[b][0], None]
@@ -152,7 +163,7 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
     ys = [p[1] for p in layout.values()]
     pad_x, pad_y = 0.08 * (max(xs) - min(xs) or 1.0), 0.08 * (max(ys) - min(ys) or 1.0)
     xr, yr = [min(xs) - pad_x, max(xs) + pad_x], [min(ys) - pad_y, max(ys) + pad_y]
-    pair = f"r̂({word} → {anchor})" if word else "r̂"
+    pair = VALUE_LABELS[value].format(word=word, anchor=anchor) if word else VALUE_LABELS[value].split("(")[0]
     for k, t in enumerate(slices):
         r, c = k // cols + 1, k % cols + 1
         fig.add_trace(go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#c8c8c8", width=0.8), hoverinfo="skip",
@@ -164,7 +175,7 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
             hover = []
             for u in group:
                 lines = [f"<b>{u}</b> · community {communities.get(u, '?')} · slice {t}",
-                         f"{pair} = {by[(u, t)]:.2f}" if observed else "word not used here (not observed)"]
+                         f"{pair} = {by[(u, t)]:.{2 if value == 'rhat' else 4}f}" if observed else "word not used here (not observed)"]
                 if first is not None:
                     lines.append(f"first holds it in slice {first.get(u)}" if first.get(u) is not None
                                  else "never holds it")
@@ -207,7 +218,7 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
     fig.update_layout(
         title=dict(text=base, x=0.01), template="plotly_white", hovermode="closest",
         height=height or (110 + 340 * rows), autosize=True, margin=dict(l=10, r=10, t=70, b=50),
-        coloraxis=dict(colorscale=colorscale, cmin=0.0, cmax=cmax,
+        coloraxis=dict(colorscale=colorscale, cmin=float(cmin), cmax=float(cmax),
                        colorbar=dict(title=dict(text=pair, side="right"), thickness=14, len=0.9, x=1.0,
                                      xanchor="left")),
         legend=dict(orientation="h", yanchor="top", y=-0.01, x=0.0, xanchor="left"))

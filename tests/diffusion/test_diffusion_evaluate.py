@@ -73,6 +73,32 @@ def test_prediction_rhat_cwe_gives_one_answer_and_zero_offsets_change_nothing(mo
     assert set(result.first) == set(units)
 
 
+def test_prediction_rhat_anchor_prob_is_the_graded_answer(model):
+    """anchor_prob: the anchor's probability among the candidates, one value for the control in every
+    cell, and for DCWE a value that moves with the slice's offsets even where the rank stays put; it
+    falls as the anchor's rank falls, and it is a probability over the candidates."""
+    m, tok = model
+    units, slices, cands = ["a", "b", "c"], [0, 1], m.dynamic_token_ids
+    plain = prediction_rhat(PlainMLM(m.encoder), tok, "cloud", "server", units, slices, candidates=cands)
+    assert plain["anchor_prob"].nunique() == 1 and 0 < plain["anchor_prob"].iloc[0] < 1
+    with torch.no_grad():
+        ffn = m.dynamic.ffns[1]
+        gen = torch.Generator().manual_seed(0)
+        ffn.fc2.weight.normal_(0, 0.05, generator=gen)         # a small slice-1 offset
+        ffn.fc1.weight[:, -m.config.social_dim:].normal_(0, 5.0, generator=gen)
+    dyn = prediction_rhat(m, tok, "cloud", "server", units, slices, candidates=cands)
+    by = dyn.set_index(["unit", "time"])["anchor_prob"]
+    assert [by[(u, 0)] for u in units] == pytest.approx(plain[plain["time"] == 0]["anchor_prob"].tolist(), abs=1e-6)
+    assert all(abs(by[(u, 1)] - by[(u, 0)]) > 1e-6 for u in units)
+    # the anchor's probability orders as its rank: a better rank never comes with a lower probability
+    ordered = dyn.sort_values("rank")
+    assert ordered["anchor_prob"].is_monotonic_decreasing or ordered["rank"].nunique() == 1
+    # over the candidates: the probabilities of every candidate in one cell sum to 1
+    probs = [prediction_rhat(m, tok, "cloud", tok.convert_ids_to_tokens(c), ["a"], [1],
+                             candidates=cands)["anchor_prob"].iloc[0] for c in cands if c != tok.convert_tokens_to_ids("cloud")]
+    assert sum(probs) == pytest.approx(1.0, abs=1e-4)
+
+
 def test_without_offsets_reads_the_trained_body_blind_to_unit_and_time(model):
     """The zeroed-offsets control: the same weights, every offset 0, so one answer for every unit
     and slice; the original model keeps its offsets."""

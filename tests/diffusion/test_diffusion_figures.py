@@ -113,6 +113,28 @@ def test_small_multiples_colour_follows_rhat(multiples):
     assert "r̂(cloud → server) = 0.50" in nodes[("d", 0)][0]["hovertext"][nodes[("d", 0)][1]]
 
 
+def test_small_multiples_can_fill_with_the_anchor_probability(multiples):
+    """value="anchor_prob": the nodes carry the graded column, on the colour range given (so two
+    models' maps compare on one scale), labelled as a probability; the default range is its maximum."""
+    _, _, rhat = multiples
+    rhat = rhat.assign(anchor_prob=0.01 * (rhat["time"] + 1) + 0.001 * rhat["rhat"])
+    g = nx.Graph([("a", "b"), ("b", "c"), ("c", "d")])
+    d = figs.diffusion_small_multiples(g, rhat, [0, 1, 2], value="anchor_prob", cmin=0.005, cmax=0.05,
+                                       word="cloud", anchor="server").to_dict()
+    nodes = _nodes(d)
+    for row in rhat.itertuples():
+        tr, i = nodes[(row.unit, row.time)]
+        assert tr["marker"]["color"][i] == pytest.approx(row.anchor_prob)
+    ax = d["layout"]["coloraxis"]
+    assert (ax["cmin"], ax["cmax"]) == (0.005, 0.05) and ax["colorbar"]["title"]["text"] == "p(server | cloud, unit, slice)"
+    auto = figs.diffusion_small_multiples(g, rhat, [0, 1, 2], value="anchor_prob").to_dict()["layout"]["coloraxis"]
+    assert auto["cmax"] == pytest.approx(rhat["anchor_prob"].max())
+    with pytest.raises(ValueError, match="value='rank'"):
+        figs.diffusion_small_multiples(g, rhat, [0, 1, 2], value="rank")
+    with pytest.raises(ValueError, match="anchor_prob comes from prediction_rhat"):
+        figs.diffusion_small_multiples(g, rhat.drop(columns=["anchor_prob"]), [0, 1, 2], value="anchor_prob")
+
+
 def test_small_multiples_hover_names_unit_and_top_words(multiples):
     d, _, _ = multiples
     for (u, t), (tr, i) in _nodes(d).items():

@@ -37,11 +37,8 @@ TARGET_MS = {"light": 1000.0, "heavy": 3000.0}
 KNOWN_SLOW: dict = {}   # none at present: notebook 04's generating widgets answered in a median of 2.3 s in CI
 # controls known to leave their output unchanged at the notebook's defaults, and why (the test then
 # reports an expected failure, xfail, as long as no other control is inert)
-KNOWN_INERT = {
-    ("03_social_diffusion", "read from"): "DCWE's map at notebook 03's defaults is r-hat = 0 for every unit and "
-        "slice, the same as the time-blind CWE's, so switching the model redraws the same map (both recover "
-        "14 of 24 first arrivals); the widget works, the model does not yet separate from its control",
-}
+KNOWN_INERT: dict = {}   # none at present: notebook 03's "read from" switch redraws a graded map (the anchor's
+#                         probability), which differs between DCWE and its time-blind control
 SETTLE_S = 0.5   # the output must hold still this long (and the kernel be idle) to count as updated
 POLL_S = 0.05
 
