@@ -131,6 +131,10 @@ def register(subparsers) -> None:
                                                               "the dev year is the last year with documents before it")
     t.add_argument("--first-year", type=int, default=None, help="first training year (ACL paper: 2003)")
     t.add_argument("--max-docs-per-year", type=int, default=None, help="seeded subset per year (CPU budgets)")
+    t.add_argument("--history", choices=("all", "subset"), default="all",
+                   help="what the word-frequency history counts when --max-docs-per-year cuts what the LM reads: "
+                        "every document of the corpus from the first year on (all, the default, as notebook 04: "
+                        "counting needs no LM and fuller counts are less noisy) or the subset only")
     t.add_argument("--progress", action="store_true")
     _settings_args(t)
     t.set_defaults(func=cmd_train)
@@ -160,7 +164,9 @@ def register(subparsers) -> None:
 
 # ------------------------------------------------------------------------------------------------
 # the commands import the wing (torch, transformers) only when they run
-def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=False):
+def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=False, whole: bool = False):
+    """The yearly frame the LM reads (the seeded subset); with ``whole``, ``(subset, every document
+    from the first year on)``."""
     from tempo_analysis.data.specs import load_yearly
     from tempo_analysis.future_text.splits import select_years
 
@@ -169,7 +175,10 @@ def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=Fals
         years = sorted(set(frame["year"]))
         raise ValueError(f"--first-year {first_year}: {spec} has no documents from that year on (years present: "
                          f"{years[0]}-{years[-1]}). Fix: give an earlier first year.")
-    return select_years(frame, first_year, max_docs, seed)
+    subset = select_years(frame, first_year, max_docs, seed)
+    if not whole:
+        return subset
+    return subset, frame if first_year is None else frame[frame["year"] >= first_year]
 
 
 def check_years(args) -> None:
@@ -217,7 +226,9 @@ def cmd_train(args) -> int:
 
     given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
     s = FutureTextSettings(lm=args.lm, device=args.device, progress=args.progress, **given_settings)
-    frame = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, args.progress)
+    frame, everything = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, args.progress,
+                                    whole=True)
+    history = everything if args.history == "all" and args.max_docs_per_year is not None else None
     name = f"last-{args.n or 2}" if args.variant == "last-n" else args.variant
     dev_year, test_year = split_of(frame, args.dev_year, args.test_year)
     if args.variant == "last-n":                                    # checked before the LM is loaded
@@ -228,10 +239,11 @@ def cmd_train(args) -> int:
         if not 1 <= (args.n or 2) <= n_train - 1:
             raise ValueError(f"--n {args.n or 2}: the data has {n_train} training years before the dev year {dev}, "
                              f"so last-n takes 1 <= n <= {n_train - 1}. Fix: give a smaller --n.")
-    fitted = FutureTextModel(s, variants=(name,), dev_year=dev_year, test_year=test_year).fit(frame)
+    fitted = FutureTextModel(s, variants=(name,), dev_year=dev_year, test_year=test_year).fit(frame, history=history)
     metrics = {split: fitted.evaluate(name, y) for split, y in (("dev", fitted.dev_year_), ("test", fitted.test_year_))}
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
-            "max_docs_per_year": args.max_docs_per_year, "metrics": metrics,
+            "max_docs_per_year": args.max_docs_per_year, "history": "subset" if history is None else "all",
+            "metrics": metrics,
             "alpha": float(fitted.models_[name].alpha.detach())}
     fitted.save(args.out, info=info, overwrite=args.overwrite)      # output policy: temp sibling, renamed
     print(json.dumps({"model": name, "out": str(args.out), "alpha": info["alpha"],

@@ -279,6 +279,29 @@ def test_cli_train_evaluate_generate(tmp_path, capsys, monkeypatch):
     assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
 
 
+@pytest.mark.parametrize("flag, counted", [([], 72), (["--history", "subset"], 18)])
+def test_cli_train_counts_the_history_from_every_document(tmp_path, monkeypatch, flag, counted):
+    """With --max-docs-per-year the LM reads a subset, and by default the frequency history counts
+    every document (as notebook 04 does); --history subset counts the subset only."""
+    from tempo_analysis.cli import main
+
+    csv = tmp_path / "t.csv"
+    toy_frame().to_csv(csv, index=False)                                   # 6 years x 12 documents
+    seen = {}
+
+    def record(self, data, history=None):
+        seen["data"], seen["history"] = data, history
+        raise RuntimeError("recorded")
+
+    monkeypatch.setattr(FutureTextModel, "fit", record)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["future-text", "train", "--data", f"csv:{csv}", "--variant", "freq", "--lm", "tiny",
+                     "--max-docs-per-year", "3", "--out", str(tmp_path / "r"), *flag]) != 0
+    assert len(seen["data"]) == 18
+    assert len(seen["data"] if seen["history"] is None else seen["history"]) == counted
+
+
 def test_cli_offline_hub_name_fails_at_once(tmp_path, capsys, monkeypatch):
     from tempo_analysis.cli import main
 
