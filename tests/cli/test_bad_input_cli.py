@@ -106,7 +106,7 @@ def test_a_dev_or_test_year_given_alone_is_used_not_replaced_by_the_default_spli
         def __init__(self, settings, variants, dev_year, test_year):
             seen["split"] = (dev_year, test_year)
 
-        def fit(self, frame):
+        def fit(self, frame, history=None):
             raise DataError("stop here")
 
     monkeypatch.setattr("tempo_analysis.future_text.pipeline.FutureTextModel", Model)
