@@ -126,9 +126,9 @@ future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {futur
 future.visualize_metric("test_content_ppl").show()
 best = results[results["variant"] != "baseline"].sort_values("dev_content_ppl").iloc[0]  # picked on dev
 base = results.set_index("model").loc["baseline"]
+gain = 100 * (1 - best["test_content_ppl"] / base["test_content_ppl"])
 print(f"time-blind control (baseline): test content ppl {base['test_content_ppl']:.3f}; best temporal model on dev "
-      f"({best['model']}): {best['test_content_ppl']:.3f} ({100 * (1 - best['test_content_ppl'] / base['test_content_ppl']):+.1f}% "
-      f"below the control)")
+      f"({best['model']}): {best['test_content_ppl']:.3f} ({abs(gain):.1f}% {'below' if gain >= 0 else 'above'} the control)")
 heldout_copy = copy_rate(future.texts_of(future.test_year_), future.train_df_["text"].tolist())
 print(f"copy rate (share of generated 8-grams found verbatim in the training texts): "
       f"{results['copy_rate'].max():.3f}; the real test-year texts' own copy rate: {heldout_copy:.3f}")
