@@ -2,9 +2,9 @@
 
 An abstract = an intro about a task, one sentence per trend word the document carries (a shared
 frame, then a phrase that starts with the word: each holds its word exactly once, and no other
-trend word, not even as a substring), one or two generic method sentences, and a result sentence. `TRENDS[word] = (trend, curve)` where the
-curve maps x in [0, 1] (first year .. last year) to the planted share of documents using the
-word. All trend words are longer than four characters, so they count as content words for the
+trend word, not even as a substring), one or two generic method sentences, and a result
+sentence. `TRENDS[word] = (trend, curve)` where the curve maps x in [0, 1] (first year .. last
+year) to the planted share of documents using the word. All trend words are longer than four characters, so they count as content words for the
 future-text metrics.
 """
 
