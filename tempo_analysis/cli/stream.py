@@ -44,7 +44,8 @@ def register(subparsers) -> None:
                         "seq_sig_net two FFN sizes")
     e.add_argument("--tune", nargs="+", default=None, metavar="KEY=V1,V2",
                    help="choose these settings on DEV inside every fold (grid search, best dev macro-F1), e.g. "
-                        "--tune hidden=200,300,400 lr=1e-3,5e-4,1e-4; the chosen point is recorded per run")
+                        "--tune hidden=200,300,400 lr=1e-3,5e-4,1e-4 (two-layer FFN sizes as 32x32,128x128); "
+                        "the chosen point is recorded per run")
     e.add_argument("--dropout", type=float, default=None, help="baseline dropout")
     e.add_argument("--llm", default=None, help="llm_few_shot: causal LM ('default' = embedded SmolLM2-135M-Instruct, "
                                                 "an HF name, or a folder)")

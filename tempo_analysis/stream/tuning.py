@@ -17,23 +17,31 @@ from tempo_analysis.evaluation.classification import classification_scores
 
 
 def parse_grid(items) -> dict[str, list]:
-    """["hidden=200,300", "lr=1e-3,1e-4"] -> {"hidden": [200, 300], "lr": [0.001, 0.0001]} (numbers parsed)."""
+    """["hidden=200,300", "lr=1e-3,1e-4"] -> {"hidden": [200, 300], "lr": [0.001, 0.0001]} (numbers parsed).
+
+    A value of integers joined by ``x`` is a tuple: ``hidden=32x32,128x128`` gives the two-layer FFN
+    sizes ``[(32, 32), (128, 128)]`` that ffn_history, swnu and seq_sig_net take.
+    """
     grid = {}
     for item in items:
         key, sep, values = str(item).partition("=")
         if not sep or not key or not values:
             raise ValueError(f"--tune {item!r}: write KEY=V1,V2 (e.g. hidden=200,300 or lr=1e-3,1e-4)")
-        parsed = []
-        for v in values.split(","):
-            try:
-                parsed.append(int(v))
-            except ValueError:
-                try:
-                    parsed.append(float(v))
-                except ValueError:
-                    parsed.append(v)
-        grid[key.replace("-", "_")] = parsed
+        grid[key.replace("-", "_")] = [_parse_value(v) for v in values.split(",")]
     return grid
+
+
+def _parse_value(v: str):
+    """'200' -> 200, '1e-3' -> 0.001, '32x32' -> (32, 32); anything else stays a string."""
+    parts = v.split("x")
+    if len(parts) > 1 and all(p.isdigit() for p in parts):
+        return tuple(int(p) for p in parts)
+    for kind in (int, float):
+        try:
+            return kind(v)
+        except ValueError:
+            pass
+    return v
 
 
 class DevTunedClassifier:

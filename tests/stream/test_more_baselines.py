@@ -189,6 +189,8 @@ def test_dev_tuning_keeps_the_best_point_on_dev(data):
         DevTunedClassifier(lambda **p: _Fixed(True, []), {"right": [True]}).fit(train, None)
     assert parse_grid(["hidden=200,300", "lr=1e-3", "pooling=cls"]) == {"hidden": [200, 300], "lr": [1e-3],
                                                                        "pooling": ["cls"]}
+    assert parse_grid(["hidden=32x32,128x128", "summary=mean_then_cls"]) == {
+        "hidden": [(32, 32), (128, 128)], "summary": ["mean_then_cls"]}
     with pytest.raises(ValueError, match="KEY=V1,V2"):
         parse_grid(["hidden"])
 
