@@ -16,12 +16,19 @@ unparseable output.
 
 `llm`: "default" (embedded SmolLM2-135M-Instruct, offline), any Hugging Face causal LM name
 (e.g. "mistralai/Mistral-7B-Instruct-v0.2" when online), a local folder, or a loaded
-(model, tokenizer) pair. Cost: one forward pass per (post, label) over a prompt of roughly
-(shots + 1) x window posts, so on CPU score a subsample (`--max-timelines`).
+(model, tokenizer) pair.
+
+Cost. Every prompt starts with the same task text and few-shot examples, so their keys and values
+are computed once per `label_logprobs` call (the token prefix all sequences share, found on the
+token ids, so a tokenizer that merges across the boundary only shortens it) and every
+(post, label) sequence runs only its own part: the post's window and the label. With 5 shots of
+a 5-post window that part is a small share of the prompt. `prefix_cache=False` runs every
+sequence whole (the same log-probabilities, to float rounding).
 """
 
 from __future__ import annotations
 
+import copy
 from dataclasses import KW_ONLY, dataclass
 
 import numpy as np
@@ -73,6 +80,19 @@ def build_prompt(task: str, label_names, examples, history, post, max_chars: int
     return f"{head}{shots}\n####\n{format_example(history, post, None, max_chars)}"
 
 
+def shared_prefix_length(seqs, limit: int) -> int:
+    """Length of the token prefix that all `seqs` share, at most `limit`."""
+    first, n = seqs[0], max(0, int(limit))
+    for s in seqs[1:]:
+        k = 0
+        while k < n and s[k] == first[k]:
+            k += 1
+        n = k
+        if n == 0:
+            break
+    return n
+
+
 @dataclass(eq=False)
 class FewShotLLMClassifier:
     """Few-shot prompted causal LM (no training); predict_proba = softmax of the labels' log-probabilities."""
@@ -84,6 +104,7 @@ class FewShotLLMClassifier:
     task: str | None = None  # task description; None = the paper's LRS wording for switch labels
     max_post_chars: int = 280  # longer posts are cut (a tweet's length)
     batch_size: int = 4
+    prefix_cache: bool = True  # compute the shared prompt prefix once (see the module docstring)
     seed: int = 0
     device: str = "auto"
     progress: bool = False
@@ -155,21 +176,37 @@ class FewShotLLMClassifier:
         model = self.model_
         device = next(model.parameters()).device
         pad = self.tokenizer_.pad_token_id if self.tokenizer_.pad_token_id is not None else 0
+        # the shared prefix, cut so that every sequence keeps at least its last prompt token
+        P = shared_prefix_length(seqs, min(start for start, _ in spans) - 1) if self.prefix_cache and seqs else 0
+        prefix = None
+        if P > 0:
+            from transformers import DynamicCache
+
+            prefix = DynamicCache()
+            model(input_ids=torch.as_tensor([seqs[0][:P]], device=device), past_key_values=prefix, use_cache=True)
         out = np.zeros(len(seqs), dtype=np.float64)
         step = max(1, self.batch_size * len(self.label_names_))
         for i in tqdm(range(0, len(seqs), step), desc="prompt", disable=not self.progress):
-            chunk = seqs[i : i + step]
-            T = max(len(s) for s in chunk)
-            ids = torch.full((len(chunk), T), pad, dtype=torch.long)
-            am = torch.zeros((len(chunk), T), dtype=torch.long)
+            chunk = [s[P:] for s in seqs[i : i + step]]
+            B, T = len(chunk), max(len(s) for s in chunk)
+            ids = torch.full((B, T), pad, dtype=torch.long)
+            am = torch.zeros((B, P + T), dtype=torch.long)
+            am[:, :P] = 1
             for j, s in enumerate(chunk):
                 ids[j, : len(s)] = torch.as_tensor(s)
-                am[j, : len(s)] = 1
-            logp = model(input_ids=ids.to(device), attention_mask=am.to(device)).logits.float().log_softmax(-1).cpu()
+                am[j, P : P + len(s)] = 1
+            kw = {}
+            if prefix is not None:  # a fresh copy of the prefix per batch: the forward appends to it
+                cache = copy.deepcopy(prefix)
+                cache.batch_repeat_interleave(B)
+                kw = {"past_key_values": cache, "use_cache": True,
+                      "position_ids": (P + torch.arange(T)).expand(B, T).to(device)}
+            logits = model(input_ids=ids.to(device), attention_mask=am.to(device), **kw).logits
+            logp = logits.float().log_softmax(-1).cpu()
             for j, s in enumerate(chunk):
                 start, n = spans[i + j]
-                pos = torch.arange(start - 1, start + n - 1)
-                out[i + j] = logp[j, pos, torch.as_tensor(s[start : start + n])].sum().item()
+                pos = torch.arange(start - 1 - P, start + n - 1 - P)
+                out[i + j] = logp[j, pos, torch.as_tensor(seqs[i + j][start : start + n])].sum().item()
         return out.reshape(len(prompts), len(self.label_names_))
 
     def predict_proba(self, timelines) -> np.ndarray:
@@ -185,4 +222,4 @@ class FewShotLLMClassifier:
         return self.predict_proba(timelines).argmax(-1)
 
 
-__all__ = ["FewShotLLMClassifier", "build_prompt", "default_task", "format_example"]
+__all__ = ["FewShotLLMClassifier", "build_prompt", "default_task", "format_example", "shared_prefix_length"]

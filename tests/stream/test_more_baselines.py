@@ -212,3 +212,35 @@ def test_cli_tune_records_the_point_chosen_on_dev(tmp_path):
     assert [p["hidden"] for p in run["tuned"]["grid"]] == [4, 8]
     best = max(run["tuned"]["grid"], key=lambda p: p["dev_macro_f1"])
     assert run["tuned"]["chosen"] == {"hidden": best["hidden"]}
+
+
+def _tiny_llama(tok):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    cfg = LlamaConfig(vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                      num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048)
+    return LlamaForCausalLM(cfg).eval()
+
+
+@pytest.mark.parametrize("arch", ["gpt2", "llama"])
+def test_llm_shared_prefix_cache_gives_the_whole_prompt_scores(arch, llm, data):
+    from tempo_analysis.stream.llm_prompt import shared_prefix_length
+
+    train, test = data
+    model, tok = llm
+    if arch == "llama":
+        model = _tiny_llama(tok)
+    prompts = [FewShotLLMClassifier((model, tok), window=3, shots=3, seed=0).fit(train).prompt_for(test, r)
+               for r in range(len(test.df))]
+    # batches of one and of three posts (two labels each): padding, the last partial batch, fresh copies
+    for bs in (1, 3):
+        cached = FewShotLLMClassifier((model, tok), window=3, shots=3, seed=0, batch_size=bs).fit(train)
+        whole = FewShotLLMClassifier((model, tok), window=3, shots=3, seed=0, batch_size=bs,
+                                     prefix_cache=False).fit(train)
+        got, want = cached.label_logprobs(prompts), whole.label_logprobs(prompts)
+        np.testing.assert_allclose(got, want, atol=1e-4)
+    seqs = [cached._encode(p)[0] for p in prompts]
+    assert shared_prefix_length(seqs, 10**6) > 100  # the few-shot examples really are shared
+    assert shared_prefix_length([[1, 2, 3], [1, 2, 4], [1, 5]], 10) == 1
+    assert shared_prefix_length([[1, 2, 3], [1, 2, 3]], 2) == 2
