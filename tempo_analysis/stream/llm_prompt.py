@@ -20,10 +20,10 @@ unparseable output.
 
 Cost. Every prompt starts with the same task text and few-shot examples, so their keys and values
 are computed once per `label_logprobs` call (the token prefix all sequences share, found on the
-token ids, so a tokenizer that merges across the boundary only shortens it) and every
-(post, label) sequence runs only its own part: the post's window and the label. With 5 shots of
+token ids, so a tokenizer that merges across the boundary only shortens it). Each prompt's own
+part (the post's window) then runs once, and each label's tokens run after it. With 5 shots of
 a 5-post window that part is a small share of the prompt. `prefix_cache=False` runs every
-sequence whole (the same log-probabilities, to float rounding).
+(prompt + label) sequence whole (the same log-probabilities, to float rounding).
 """
 
 from __future__ import annotations
@@ -78,6 +78,17 @@ def build_prompt(task: str, label_names, examples, history, post, max_chars: int
             "Here are some examples:\n")
     shots = "\n\n".join(format_example(h, p, lab, max_chars) for h, p, lab in examples)
     return f"{head}{shots}\n####\n{format_example(history, post, None, max_chars)}"
+
+
+def _right_padded(seqs, pad: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """[B, T] ids right-padded with `pad`, and the [B, T] attention mask."""
+    T = max(len(s) for s in seqs)
+    ids = torch.full((len(seqs), T), pad, dtype=torch.long)
+    am = torch.zeros((len(seqs), T), dtype=torch.long)
+    for j, s in enumerate(seqs):
+        ids[j, : len(s)] = torch.as_tensor(s)
+        am[j, : len(s)] = 1
+    return ids, am
 
 
 def shared_prefix_length(seqs, limit: int) -> int:
@@ -167,47 +178,81 @@ class FewShotLLMClassifier:
     @torch.no_grad()
     def label_logprobs(self, prompts) -> np.ndarray:
         """[len(prompts), n_labels] summed log-probabilities of each label's tokens after each prompt."""
+        encoded = [self._encode(p) for p in prompts]
+        if not encoded:
+            return np.zeros((0, len(self.label_names_)))
+        if self.prefix_cache:
+            return self._logprobs_cached(encoded)
+        return self._logprobs_whole(encoded)
+
+    def _pad(self):
+        return self.tokenizer_.pad_token_id if self.tokenizer_.pad_token_id is not None else 0
+
+    def _logprobs_whole(self, encoded) -> np.ndarray:
+        """Every (prompt + label) sequence run whole: the reference path."""
         seqs, spans = [], []
-        for p in prompts:
-            ids, answers = self._encode(p)
+        for ids, answers in encoded:
             for a in answers:
                 seqs.append(ids + a)
                 spans.append((len(ids), len(a)))
         model = self.model_
         device = next(model.parameters()).device
-        pad = self.tokenizer_.pad_token_id if self.tokenizer_.pad_token_id is not None else 0
-        # the shared prefix, cut so that every sequence keeps at least its last prompt token
-        P = shared_prefix_length(seqs, min(start for start, _ in spans) - 1) if self.prefix_cache and seqs else 0
-        prefix = None
-        if P > 0:
-            from transformers import DynamicCache
-
-            prefix = DynamicCache()
-            model(input_ids=torch.as_tensor([seqs[0][:P]], device=device), past_key_values=prefix, use_cache=True)
         out = np.zeros(len(seqs), dtype=np.float64)
         step = max(1, self.batch_size * len(self.label_names_))
         for i in tqdm(range(0, len(seqs), step), desc="prompt", disable=not self.progress):
-            chunk = [s[P:] for s in seqs[i : i + step]]
-            B, T = len(chunk), max(len(s) for s in chunk)
-            ids = torch.full((B, T), pad, dtype=torch.long)
-            am = torch.zeros((B, P + T), dtype=torch.long)
-            am[:, :P] = 1
-            for j, s in enumerate(chunk):
-                ids[j, : len(s)] = torch.as_tensor(s)
-                am[j, P : P + len(s)] = 1
-            kw = {}
-            if prefix is not None:  # a fresh copy of the prefix per batch: the forward appends to it
-                cache = copy.deepcopy(prefix)
-                cache.batch_repeat_interleave(B)
-                kw = {"past_key_values": cache, "use_cache": True,
-                      "position_ids": (P + torch.arange(T)).expand(B, T).to(device)}
-            logits = model(input_ids=ids.to(device), attention_mask=am.to(device), **kw).logits
-            logp = logits.float().log_softmax(-1).cpu()
+            chunk = seqs[i : i + step]
+            ids, am = _right_padded(chunk, self._pad())
+            logp = model(input_ids=ids.to(device), attention_mask=am.to(device)).logits.float().log_softmax(-1).cpu()
             for j, s in enumerate(chunk):
                 start, n = spans[i + j]
-                pos = torch.arange(start - 1 - P, start + n - 1 - P)
-                out[i + j] = logp[j, pos, torch.as_tensor(seqs[i + j][start : start + n])].sum().item()
-        return out.reshape(len(prompts), len(self.label_names_))
+                pos = torch.arange(start - 1, start + n - 1)
+                out[i + j] = logp[j, pos, torch.as_tensor(s[start : start + n])].sum().item()
+        return out.reshape(len(encoded), len(self.label_names_))
+
+    def _logprobs_cached(self, encoded) -> np.ndarray:
+        """The shared prefix once, each prompt's own tokens once, then each label's tokens after them.
+
+        Per batch of prompts: a copy of the prefix cache runs the right-padded prompt tails (the
+        first answer token is scored at each tail's last real position); then, for every label with
+        more than one token, a copy of that cache runs the answer's other tokens at positions
+        right after each prompt's real end (the pads between are masked out).
+        """
+        from transformers import DynamicCache
+
+        model = self.model_
+        device = next(model.parameters()).device
+        prompts = [ids for ids, _ in encoded]
+        answers = encoded[0][1]  # the labels' tokens do not depend on the prompt
+        P = shared_prefix_length(prompts, min(map(len, prompts)) - 1)  # every tail keeps >= 1 token
+        prefix = DynamicCache()
+        if P > 0:
+            model(input_ids=torch.as_tensor([prompts[0][:P]], device=device), past_key_values=prefix, use_cache=True)
+        out = np.zeros((len(prompts), len(answers)), dtype=np.float64)
+        for i in tqdm(range(0, len(prompts), max(1, self.batch_size)), desc="prompt", disable=not self.progress):
+            tails = [ids[P:] for ids in prompts[i : i + self.batch_size]]
+            B, lens = len(tails), torch.as_tensor([len(t) for t in tails])
+            ids, am = _right_padded(tails, self._pad())
+            T = ids.shape[1]
+            am = torch.cat([torch.ones(B, P, dtype=torch.long), am], dim=1)
+            cache = copy.deepcopy(prefix)
+            if P > 0:
+                cache.batch_repeat_interleave(B)
+            logits = model(input_ids=ids.to(device), attention_mask=am.to(device), past_key_values=cache,
+                           use_cache=True, position_ids=(P + torch.arange(T)).expand(B, T).to(device)).logits
+            last = logits[torch.arange(B), (lens - 1).to(device)].float().log_softmax(-1).cpu()  # [B, V]
+            for k, ans in enumerate(answers):
+                out[i : i + B, k] = last[:, ans[0]].numpy()
+                if len(ans) == 1:
+                    continue
+                rest = torch.as_tensor(ans[:-1])[None].expand(B, -1)  # tokens 0..n-2 predict 1..n-1
+                n = rest.shape[1]
+                c = cache if k == len(answers) - 1 else copy.deepcopy(cache)
+                pos = (P + lens[:, None] + torch.arange(n)).to(device)
+                am_k = torch.cat([am, torch.ones(B, n, dtype=torch.long)], dim=1)
+                lp = model(input_ids=rest.to(device), attention_mask=am_k.to(device), past_key_values=c,
+                           use_cache=True, position_ids=pos).logits.float().log_softmax(-1).cpu()
+                out[i : i + B, k] += lp[:, torch.arange(n), torch.as_tensor(ans[1:])].sum(-1).numpy()
+        return out
 
     def predict_proba(self, timelines) -> np.ndarray:
         if not hasattr(self, "examples_"):

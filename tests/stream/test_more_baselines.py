@@ -224,10 +224,11 @@ def _tiny_llama(tok):
 
 
 @pytest.mark.parametrize("arch", ["gpt2", "llama"])
-def test_llm_shared_prefix_cache_gives_the_whole_prompt_scores(arch, llm, data):
+def test_llm_shared_prefix_cache_gives_the_whole_prompt_scores(arch, llm):
     from tempo_analysis.stream.llm_prompt import shared_prefix_length
 
-    train, test = data
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("no_switch", "switch", "new_switch"), seed=2)
+    train, test = tl.subset(tl.timeline_ids[:4]), tl.subset(tl.timeline_ids[4:])
     model, tok = llm
     if arch == "llama":
         model = _tiny_llama(tok)
@@ -241,6 +242,9 @@ def test_llm_shared_prefix_cache_gives_the_whole_prompt_scores(arch, llm, data):
         got, want = cached.label_logprobs(prompts), whole.label_logprobs(prompts)
         np.testing.assert_allclose(got, want, atol=1e-4)
     seqs = [cached._encode(p)[0] for p in prompts]
+    answers = cached._encode(prompts[0])[1]
+    assert sorted(map(len, answers)) == [1, 3, 3]  # one-token and two three-token answers (cache copies)
+    assert len({len(s) for s in seqs}) > 1  # prompts of different lengths: right padding is exercised
     assert shared_prefix_length(seqs, 10**6) > 100  # the few-shot examples really are shared
     assert shared_prefix_length([[1, 2, 3], [1, 2, 4], [1, 5]], 10) == 1
     assert shared_prefix_length([[1, 2, 3], [1, 2, 3]], 2) == 2
