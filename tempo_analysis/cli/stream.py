@@ -1,4 +1,4 @@
-"""`tempo-analysis stream evaluate`: timeline-level cross-validation of TempoFormer or a baseline.
+"""`tempo-analysis stream {evaluate,compare}`: timeline-level cross-validation of TempoFormer or a baseline.
 
     tempo-analysis stream evaluate --data rumoureval2017 \\
         --model default --window 20 --folds 5 --seeds 0 1 12 123 --out results.json
@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from tempo_analysis.cli import add_output_options, refuse_options, require_positive
-from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
+from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES  # plain names: no torch at start-up
 
 
@@ -82,7 +82,49 @@ def register(subparsers) -> None:
     e.add_argument("--out", required=True, help="results JSON path")
     add_output_options(e)
     e.set_defaults(func=evaluate)
+    c = sub.add_parser("compare", help="paired per-fold comparison of `stream evaluate` results files",
+                       description=COMPARE_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("results", nargs="+", metavar="FILE[=NAME]",
+                   help="`stream evaluate` --out files; =NAME renames the file's model in the table")
+    c.add_argument("--against", default=None,
+                   help="the reference row ('NAME' or 'NAME w=W'; default: the best baseline with every fold)")
+    c.add_argument("--out", default=None, help="write the Markdown table here too")
+    c.add_argument("--json", default=None, help="write the comparison (every number in the table) as JSON")
+    add_output_options(c)
+    c.set_defaults(func=compare)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+COMPARE_DOC = """`tempo-analysis stream compare`: paired per-fold comparison of `stream evaluate` results.
+
+    tempo-analysis stream compare tempoformer.json bilstm_tuned.json="BiLSTM (tuned)" \
+        time_bilstm.json --out comparison.md --json comparison.json
+
+Every file must come from the same --data, --folds, --dev-fraction and --split-seed, so that fold
+k holds the same test timelines in each; windows and seeds may differ. One row per model and
+window: macro-F1 mean ± std over its runs (folds x seeds), per-class F1, the per-fold macro-F1
+(mean over seeds) and the per-fold differences against the reference row, with wins and losses.
+"""
+
+
+def compare(args) -> int:
+    """Print (and optionally write) the paired comparison table."""
+    from tempo_analysis.stream.comparison import format_markdown, load_evaluation, paired_comparison
+
+    outs = [prepare_output_file(f, overwrite=args.overwrite) for f in (args.out, args.json) if f]
+    rows = []
+    for item in args.results:
+        path, sep, name = item.partition("=")
+        rows += load_evaluation(path, name=name if sep else None)
+    result = paired_comparison(rows, against=args.against)
+    table = format_markdown(result)
+    print(table)
+    if args.out:
+        head = text_header(f"stream compare: paired per-fold macro-F1 against {result['reference']}")
+        write_file_atomic(outs[0], head + "\n" + table + "\n")
+    if args.json:
+        write_file_atomic(outs[-1], json.dumps(stamp(result, "stream-compare"), indent=2))
+    return 0
 
 
 def settings_from_args(args) -> tuple[dict, dict]:

@@ -1,0 +1,179 @@
+"""Paired comparison of `tempo-analysis stream evaluate` results run on the same timeline folds.
+
+Every model evaluated with the same data, number of folds, dev fraction and split seed sees the
+same train / dev / test timelines in each fold, whatever its window or seeds. The data are
+checked by their counts of timelines and posts and their labels, not by how the --data spec was
+written (``rumoureval2017`` and ``rumoureval2017:DIR`` are the same data). So the per-fold
+differences between two models are paired: they remove the fold-to-fold spread that dominates
+mean ± std on small datasets such as RumourEval-2017 (325 timelines).
+
+    rows = load_evaluation("lrs_tempoformer.json") + load_evaluation("lrs_bilstm.json", name="BiLSTM")
+    table = paired_comparison(rows)              # against the best baseline with every fold
+    print(format_markdown(table))
+
+A row is one model at one window. Its per-fold score is the mean macro-F1 over its seeds in that
+fold; ``mean`` and ``std`` are over all its runs (folds x seeds), as `stream evaluate` reports them.
+The reference is the row named by ``against``, or else the best mean among the rows that ran every
+fold and are baselines (not TempoFormer or one of its ablations); Δ is each row's per-fold score
+minus the reference's, over the folds both ran. Files written before the split settings were
+recorded (no ``dev_fraction`` / ``split_seed``) are read with the CLI defaults, 0.25 and 0.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+SPLIT_KEYS = ("folds", "dev_fraction", "split_seed", "timelines", "posts", "label_names")
+SPLIT_DEFAULTS = {"dev_fraction": 0.25, "split_seed": 0}
+
+
+@dataclass
+class EvaluationRow:
+    """One model at one window: its runs' macro-F1 by fold, and where they came from."""
+
+    name: str
+    window: int
+    model: str
+    runs: list = field(repr=False)
+    split: dict = field(repr=False)
+    source: str = ""
+    seconds: float | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} w={self.window}"
+
+    @property
+    def folds(self) -> list[int]:
+        return sorted({int(r["fold"]) for r in self.runs})
+
+    @property
+    def seeds(self) -> list[int]:
+        return sorted({int(r["seed"]) for r in self.runs})
+
+    def per_fold(self) -> dict[int, float]:
+        """Fold -> mean macro-F1 over the seeds run in that fold."""
+        return {f: float(np.mean([r["macro_f1"] for r in self.runs if int(r["fold"]) == f])) for f in self.folds}
+
+    def class_f1(self, label: str) -> float:
+        return float(np.mean([r["f1"][label] for r in self.runs]))
+
+
+def _default_name(report: dict) -> str:
+    name = str(report.get("model", "model"))
+    if report.get("ablation") not in (None, "none"):
+        name += f" ({report['ablation']})"
+    if report.get("tune"):
+        name += " (tuned on dev)"
+    return name
+
+
+def load_evaluation(path, name: str | None = None) -> list[EvaluationRow]:
+    """The rows (one per window) of a `stream evaluate` JSON file; `name` replaces the model's name."""
+    path = Path(path)
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(f"{path}: no such results file (write one with `tempo-analysis stream evaluate "
+                                f"... --out {path.name}`)") from None
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{path}: not a JSON file ({e}); give the --out file of `stream evaluate`") from None
+    if not isinstance(report, dict) or "by_window" not in report:
+        raise ValueError(f"{path}: no 'by_window' field; give the --out file of `tempo-analysis stream evaluate`")
+    split = {k: report.get(k, SPLIT_DEFAULTS.get(k)) for k in SPLIT_KEYS}
+    rows = []
+    for w, res in report["by_window"].items():
+        runs = res.get("runs") or []
+        if not runs:
+            raise ValueError(f"{path}: window {w} has no finished runs; nothing to compare")
+        rows.append(EvaluationRow(name or _default_name(report), int(w), str(report.get("model", "")), runs, split,
+                                  str(path), report.get("seconds")))
+    return rows
+
+
+def _is_baseline(row: EvaluationRow) -> bool:
+    return row.model not in ("tempoformer", "")
+
+
+def check_same_split(rows) -> None:
+    """Refuse rows whose folds are not the same timelines (their differences would not be paired)."""
+    first = rows[0]
+    for row in rows[1:]:
+        for k in SPLIT_KEYS:
+            if row.split.get(k) != first.split.get(k):
+                raise ValueError(
+                    f"{row.source} and {first.source} differ in {k!r} ({row.split.get(k)!r} vs "
+                    f"{first.split.get(k)!r}), so their folds hold different timelines and cannot be paired. "
+                    f"Fix: compare evaluations run with the same --data, --folds, --dev-fraction and --split-seed.")
+
+
+def paired_comparison(rows, against: str | None = None) -> dict:
+    """Mean ± std per row and per-fold differences against a reference row (see the module docstring)."""
+    rows = list(rows)
+    if not rows:
+        raise ValueError("nothing to compare: give at least one results file")
+    check_same_split(rows)
+    labels = [r.label for r in rows]
+    if len(set(labels)) < len(labels):
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        raise ValueError(f"two rows are both called {dup}; name them apart (FILE=NAME on the command line)")
+    n_folds = int(rows[0].split["folds"])
+    if against is not None:
+        matches = [r for r in rows if against in (r.label, r.name)]
+        if len(matches) != 1:
+            raise ValueError(f"--against {against!r} matches {len(matches)} rows; give one of {labels}")
+        ref = matches[0]
+    else:
+        full = [r for r in rows if len(r.folds) == n_folds]
+        pool = [r for r in full if _is_baseline(r)] or full or rows
+        ref = max(pool, key=lambda r: np.mean([x["macro_f1"] for x in r.runs]))
+    ref_fold = ref.per_fold()
+    names = list(rows[0].split["label_names"] or [])
+    out = []
+    for r in rows:
+        scores = np.array([x["macro_f1"] for x in r.runs])
+        pf = r.per_fold()
+        shared = [f for f in pf if f in ref_fold]
+        deltas = [pf[f] - ref_fold[f] for f in shared]
+        out.append({
+            "name": r.name, "window": r.window, "label": r.label, "source": r.source,
+            "folds": r.folds, "seeds": r.seeds, "n_runs": len(r.runs),
+            "macro_f1_mean": float(scores.mean()),
+            "macro_f1_std": float(scores.std(ddof=1)) if len(scores) > 1 else 0.0,  # as `stream evaluate`
+            "f1": {n: r.class_f1(n) for n in names},
+            "per_fold": {str(f): v for f, v in pf.items()},
+            "delta_vs_reference": {str(f): d for f, d in zip(shared, deltas)},
+            "delta_mean": float(np.mean(deltas)) if deltas else None,
+            "wins": int(sum(d > 0 for d in deltas)), "losses": int(sum(d < 0 for d in deltas)),
+            "seconds": r.seconds,
+        })
+    out.sort(key=lambda x: -x["macro_f1_mean"])
+    return {"reference": ref.label, "folds": n_folds, "label_names": names, "split": rows[0].split, "rows": out}
+
+
+def format_markdown(result: dict) -> str:
+    """The comparison as a Markdown table (per fold: seed-mean macro-F1; Δ: against the reference)."""
+    names, k = result["label_names"], result["folds"]
+    head = (["model", "w", "folds × seeds", "macro-F1 mean ± std"] + [f"F1 {n}" for n in names]
+            + [f"per fold ({', '.join(map(str, range(k)))})", f"Δ vs {result['reference']} (paired)", "wins / losses"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in result["rows"]:
+        folds = " / ".join(f"{r['per_fold'][str(f)]:.3f}" if str(f) in r["per_fold"] else "–" for f in range(k))
+        if r["label"] == result["reference"]:
+            delta, wl = "(reference)", "–"
+        elif r["delta_mean"] is None:
+            delta, wl = "no shared fold", "–"
+        else:
+            delta = f"{r['delta_mean']:+.3f} ({', '.join(f'{d:+.3f}' for d in r['delta_vs_reference'].values())})"
+            wl = f"{r['wins']} / {r['losses']}"
+        cells = [r["name"], str(r["window"]), f"{len(r['folds'])} × {len(r['seeds'])}",
+                 f"{r['macro_f1_mean']:.3f} ± {r['macro_f1_std']:.3f}"] + [f"{r['f1'][n]:.3f}" for n in names]
+        lines.append("| " + " | ".join(cells + [folds, delta, wl]) + " |")
+    return "\n".join(lines)
+
+
+__all__ = ["EvaluationRow", "check_same_split", "format_markdown", "load_evaluation", "paired_comparison"]

@@ -1,0 +1,89 @@
+"""`stream compare`: paired per-fold differences between `stream evaluate` results files."""
+
+import json
+
+import pytest
+
+from tempo_analysis.cli import main
+from tempo_analysis.stream.comparison import format_markdown, load_evaluation, paired_comparison
+
+
+def _report(model, by_window, *, tune=None, split_seed=0, timelines=20):
+    """A `stream evaluate` JSON: by_window {w: {(fold, seed): macro_f1}}."""
+    return {"data": "csv:x.csv", "model": model, "ablation": "none", "timelines": timelines, "posts": 100,
+            "label_names": ["no", "yes"], "folds": 3, "seeds": [0], "dev_fraction": 0.25,
+            "split_seed": split_seed, "tune": tune,
+            "by_window": {str(w): {"runs": [{"fold": f, "seed": s, "macro_f1": v, "f1": {"no": v + 0.1, "yes": v - 0.1}}
+                                            for (f, s), v in runs.items()]}
+                          for w, runs in by_window.items()}}
+
+
+@pytest.fixture
+def files(tmp_path):
+    reports = {
+        # two seeds: per-fold scores are their means (0.70, 0.60, 0.80)
+        "bilstm": _report("bilstm", {5: {(0, 0): 0.6, (0, 1): 0.8, (1, 0): 0.6, (1, 1): 0.6, (2, 0): 0.8, (2, 1): 0.8}}),
+        "ffn": _report("ffn_history", {5: {(0, 0): 0.5, (1, 0): 0.5, (2, 0): 0.5}}),
+        # higher, but not a baseline: never the default reference
+        "tf": _report("tempoformer", {20: {(0, 0): 0.9, (1, 0): 0.7, (2, 0): 0.75}}),
+        # a baseline with the best mean but only two folds: not the default reference either
+        "swnu": _report("swnu", {5: {(0, 0): 0.95, (1, 0): 0.95}}),
+    }
+    paths = {}
+    for k, rep in reports.items():
+        paths[k] = tmp_path / f"{k}.json"
+        paths[k].write_text(json.dumps(rep))
+    return paths
+
+
+def test_differences_are_per_fold_against_the_best_full_baseline(files):
+    rows = [r for k in ("bilstm", "ffn", "tf", "swnu") for r in load_evaluation(files[k])]
+    res = paired_comparison(rows)
+    assert res["reference"] == "bilstm w=5"
+    by = {r["label"]: r for r in res["rows"]}
+    assert by["bilstm w=5"]["per_fold"] == pytest.approx({"0": 0.7, "1": 0.6, "2": 0.8})
+    tf = by["tempoformer w=20"]
+    assert tf["delta_vs_reference"] == pytest.approx({"0": 0.2, "1": 0.1, "2": -0.05})
+    assert tf["delta_mean"] == pytest.approx(0.25 / 3) and (tf["wins"], tf["losses"]) == (2, 1)
+    assert by["swnu w=5"]["delta_vs_reference"] == pytest.approx({"0": 0.25, "1": 0.35})  # shared folds only
+    assert by["bilstm w=5"]["macro_f1_std"] == pytest.approx(0.1095445, abs=1e-6)  # over the 6 runs, ddof 1
+    assert [r["label"] for r in res["rows"]][0] == "swnu w=5"  # sorted by mean
+    table = format_markdown(res)
+    assert "| tempoformer | 20 | 3 × 1 | 0.783 ± 0.104 |" in table and "+0.083 (+0.200, +0.100, -0.050) | 2 / 1 |" in table
+    assert "0.950 / 0.950 / –" in table
+
+
+def test_against_names_the_reference_and_refuses_ambiguity(files):
+    rows = load_evaluation(files["bilstm"]) + load_evaluation(files["ffn"])
+    res = paired_comparison(rows, against="ffn_history")
+    assert res["reference"] == "ffn_history w=5"
+    assert {r["label"]: r["delta_mean"] for r in res["rows"]}["bilstm w=5"] == pytest.approx(0.2)
+    with pytest.raises(ValueError, match="matches 0 rows"):
+        paired_comparison(rows, against="lstm")
+
+
+def test_evaluations_on_other_folds_are_refused(files, tmp_path):
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps(_report("bilstm", {10: {(0, 0): 0.5}}, split_seed=1)))
+    with pytest.raises(ValueError, match="'split_seed'.*cannot be paired"):
+        paired_comparison(load_evaluation(files["ffn"]) + load_evaluation(other))
+    fewer = tmp_path / "fewer.json"
+    fewer.write_text(json.dumps(_report("bilstm", {10: {(0, 0): 0.5}}, timelines=19)))
+    with pytest.raises(ValueError, match="'timelines'"):
+        paired_comparison(load_evaluation(files["ffn"]) + load_evaluation(fewer))
+
+
+def test_cli_compare_writes_the_table_and_json(files, tmp_path, capsys):
+    md, js = tmp_path / "cmp.md", tmp_path / "cmp.json"
+    assert main(["stream", "compare", str(files["bilstm"]), f"{files['tf']}=TempoFormer (frozen)",
+                 "--out", str(md), "--json", str(js)]) == 0
+    printed = capsys.readouterr().out
+    assert "| TempoFormer (frozen) | 20 |" in printed and "(reference)" in printed
+    assert md.read_text().startswith("# tempo_analysis stream compare") and "| TempoFormer (frozen) |" in md.read_text()
+    saved = json.loads(js.read_text())
+    assert saved["reference"] == "bilstm w=5" and len(saved["rows"]) == 2
+    # the same file twice under one name: refused, with the way out
+    assert main(["stream", "compare", str(files["ffn"]), str(files["ffn"])]) == 2
+    assert "FILE=NAME" in capsys.readouterr().err
+    assert main(["stream", "compare", str(tmp_path / "missing.json")]) == 2
+    assert "no such results file" in capsys.readouterr().err
