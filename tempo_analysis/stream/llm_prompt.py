@@ -212,7 +212,7 @@ class FewShotLLMClassifier:
     def _logprobs_cached(self, encoded) -> np.ndarray:
         """The shared prefix once, each prompt's own tokens once, then each label's tokens after them.
 
-        Per batch of prompts: a copy of the prefix cache runs the right-padded prompt tails (the
+        Prompts are batched in order of length (less padding). Per batch: a copy of the prefix cache runs the right-padded prompt tails (the
         first answer token is scored at each tail's last real position); then, for every label with
         more than one token, a copy of that cache runs the answer's other tokens at positions
         right after each prompt's real end (the pads between are masked out).
@@ -227,9 +227,11 @@ class FewShotLLMClassifier:
         prefix = DynamicCache()
         if P > 0:
             model(input_ids=torch.as_tensor([prompts[0][:P]], device=device), past_key_values=prefix, use_cache=True)
+        order = np.argsort([len(ids) for ids in prompts], kind="stable")  # similar lengths batch together
         out = np.zeros((len(prompts), len(answers)), dtype=np.float64)
         for i in tqdm(range(0, len(prompts), max(1, self.batch_size)), desc="prompt", disable=not self.progress):
-            tails = [ids[P:] for ids in prompts[i : i + self.batch_size]]
+            rows = order[i : i + self.batch_size]
+            tails = [prompts[r][P:] for r in rows]
             B, lens = len(tails), torch.as_tensor([len(t) for t in tails])
             ids, am = _right_padded(tails, self._pad())
             T = ids.shape[1]
@@ -241,7 +243,7 @@ class FewShotLLMClassifier:
                            use_cache=True, position_ids=(P + torch.arange(T)).expand(B, T).to(device)).logits
             last = logits[torch.arange(B), (lens - 1).to(device)].float().log_softmax(-1).cpu()  # [B, V]
             for k, ans in enumerate(answers):
-                out[i : i + B, k] = last[:, ans[0]].numpy()
+                out[rows, k] = last[:, ans[0]].numpy()
                 if len(ans) == 1:
                     continue
                 rest = torch.as_tensor(ans[:-1])[None].expand(B, -1)  # tokens 0..n-2 predict 1..n-1
@@ -251,7 +253,7 @@ class FewShotLLMClassifier:
                 am_k = torch.cat([am, torch.ones(B, n, dtype=torch.long)], dim=1)
                 lp = model(input_ids=rest.to(device), attention_mask=am_k.to(device), past_key_values=c,
                            use_cache=True, position_ids=pos).logits.float().log_softmax(-1).cpu()
-                out[i : i + B, k] += lp[:, torch.arange(n), torch.as_tensor(ans[1:])].sum(-1).numpy()
+                out[rows, k] += lp[:, torch.arange(n), torch.as_tensor(ans[1:])].sum(-1).numpy()
         return out
 
     def predict_proba(self, timelines) -> np.ndarray:
