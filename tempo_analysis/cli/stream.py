@@ -35,6 +35,9 @@ def register(subparsers) -> None:
     e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
     e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
     e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
+    e.add_argument("--only-folds", type=int, nargs="+", default=None, metavar="K",
+                   help="run only these folds (numbered 0..folds-1), e.g. to share one evaluation between "
+                        "processes; `stream compare` joins the files of one model")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
     e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
     e.add_argument("--baseline", default=None, choices=list(BASELINES),
@@ -178,6 +181,13 @@ def evaluate(args) -> int:
     if args.max_folds is not None and args.max_folds > args.folds:
         raise ValueError(f"--max-folds {args.max_folds} is more than the --folds {args.folds} there are. "
                          f"Fix: use --max-folds {args.folds} or fewer, or drop it.")
+    if args.only_folds is not None:
+        if args.max_folds is not None:
+            raise ValueError("--max-folds and --only-folds both choose folds; give one of them")
+        bad = [k for k in args.only_folds if not 0 <= k < args.folds]
+        if bad:
+            raise ValueError(f"--only-folds {' '.join(map(str, bad))}: folds are numbered 0 to {args.folds - 1} "
+                             f"with --folds {args.folds}")
     # the command's heavy imports (torch, transformers) load only when it runs, not for `--help`
     import torch
 
@@ -218,7 +228,7 @@ def evaluate(args) -> int:
     settings = {**{k: v for k, v in ambient.items() if k in params}, **explicit}  # only what the model takes
     report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
-              "folds": args.folds, "max_folds": args.max_folds, "seeds": args.seeds,
+              "folds": args.folds, "max_folds": args.max_folds, "only_folds": args.only_folds, "seeds": args.seeds,
               "dev_fraction": args.dev_fraction, "split_seed": args.split_seed,
               "settings": {k: v for k, v in settings.items() if k != "progress"}, "tune": grid, "by_window": {}}
     t0 = time.perf_counter()
@@ -247,7 +257,7 @@ def evaluate(args) -> int:
             write()
 
         res = cross_validate(make, tl,
-                             folds=args.folds, seeds=args.seeds, max_folds=args.max_folds,
+                             folds=args.folds, seeds=args.seeds, max_folds=args.max_folds, fold_ids=args.only_folds,
                              dev_fraction=args.dev_fraction, split_seed=args.split_seed,
                              progress=not args.no_progress, on_run=on_run)
         report["by_window"][str(w)] = res

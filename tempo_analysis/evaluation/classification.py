@@ -108,18 +108,27 @@ def aggregate(runs: list[dict], label_names) -> dict:
 
 
 def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev_fraction: float = 0.25,
-                   split_seed: int = 0, max_folds: int | None = None, progress: bool = True,
+                   split_seed: int = 0, max_folds: int | None = None, fold_ids=None, progress: bool = True,
                    on_run=None) -> dict:
     """Timeline-level k-fold CV. make_estimator(seed) -> estimator (fit/predict/label_names_).
 
     Returns {"runs": [per fold & seed scores], "summary": aggregate(...), "label_names", "folds", ...}.
-    `max_folds` runs only the first folds of the k-fold split (for a CPU budget); `on_run(run)` is
-    called after each run (e.g. to write partial results).
+    `max_folds` runs only the first folds of the k-fold split (for a CPU budget), `fold_ids` only
+    the listed folds (to share one evaluation between processes or machines: the split is the
+    same in each); `on_run(run)` is called after each run (e.g. to write partial results).
     """
     if "label" not in timelines.df or not timelines.label_names:
         raise ValueError("cross_validate needs labelled timelines (a 'label' column)")
     names = list(timelines.label_names)
-    splits = timeline_folds(timelines, folds, dev_fraction, split_seed)[: max_folds or folds]
+    splits = timeline_folds(timelines, folds, dev_fraction, split_seed)
+    if fold_ids is not None:
+        ids = sorted({int(f) for f in fold_ids})
+        if not ids or ids[0] < 0 or ids[-1] >= folds:
+            raise ValueError(f"fold_ids {list(fold_ids)}: folds are numbered 0..{folds - 1}")
+        if max_folds is not None:
+            raise ValueError("give max_folds or fold_ids, not both")
+        splits = [splits[f] for f in ids]
+    splits = splits[: max_folds or folds]
     seeds = [int(s) for s in seeds]
     runs = []
     bar = tqdm(total=len(splits) * len(seeds), desc="cv", disable=not progress)

@@ -13,7 +13,8 @@ mean ± std on small datasets such as RumourEval-2017 (325 timelines).
 
 A row is one model at one window. Its per-fold score is the mean macro-F1 over its seeds in that
 fold; ``mean`` and ``std`` are over all its runs (folds x seeds), as `stream evaluate` reports them.
-The reference is the row named by ``against``, or else the best mean among the rows that ran every
+Rows of one model and window from several files (folds run in separate processes with
+``--only-folds``) are joined. The reference is the row named by ``against``, or else the best mean among the rows that ran every
 fold and are baselines (not TempoFormer or one of its ablations); Δ is each row's per-fold score
 minus the reference's, over the folds both ran. Files written before the split settings were
 recorded (no ``dev_fraction`` / ``split_seed``) are read with the CLI defaults, 0.25 and 0.
@@ -111,16 +112,37 @@ def check_same_split(rows) -> None:
                     f"Fix: compare evaluations run with the same --data, --folds, --dev-fraction and --split-seed.")
 
 
+def join_parts(rows) -> list[EvaluationRow]:
+    """Rows with the same label become one when their (fold, seed) runs do not overlap.
+
+    This joins one evaluation shared between processes (`stream evaluate --only-folds`); the same
+    run twice is refused.
+    """
+    joined: dict[str, EvaluationRow] = {}
+    for r in rows:
+        if r.label not in joined:
+            joined[r.label] = EvaluationRow(r.name, r.window, r.model, list(r.runs), r.split, r.source, r.seconds)
+            continue
+        j = joined[r.label]
+        have = {(int(x["fold"]), int(x["seed"])) for x in j.runs}
+        both = sorted(have & {(int(x["fold"]), int(x["seed"])) for x in r.runs})
+        if both:
+            raise ValueError(f"{r.source} and {j.source} are both {r.label!r} and both hold (fold, seed) {both}; "
+                             f"name them apart (FILE=NAME on the command line) or give each run once")
+        j.runs += r.runs
+        j.source += f" + {r.source}"
+        j.seconds = None if j.seconds is None or r.seconds is None else j.seconds + r.seconds
+    return list(joined.values())
+
+
 def paired_comparison(rows, against: str | None = None) -> dict:
     """Mean ± std per row and per-fold differences against a reference row (see the module docstring)."""
     rows = list(rows)
     if not rows:
         raise ValueError("nothing to compare: give at least one results file")
     check_same_split(rows)
+    rows = join_parts(rows)
     labels = [r.label for r in rows]
-    if len(set(labels)) < len(labels):
-        dup = sorted({x for x in labels if labels.count(x) > 1})
-        raise ValueError(f"two rows are both called {dup}; name them apart (FILE=NAME on the command line)")
     n_folds = int(rows[0].split["folds"])
     if against is not None:
         matches = [r for r in rows if against in (r.label, r.name)]
@@ -176,4 +198,4 @@ def format_markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["EvaluationRow", "check_same_split", "format_markdown", "load_evaluation", "paired_comparison"]
+__all__ = ["EvaluationRow", "check_same_split", "format_markdown", "join_parts", "load_evaluation", "paired_comparison"]

@@ -26,6 +26,11 @@ REFUSED = {
         "--dev-fraction > 0"),
     "stream evaluate: --max-folds above --folds": (
         "stream evaluate --folds 3 --max-folds 5 --out {d}/r.json", ["--max-folds 5", "--folds 3"], "--max-folds 3"),
+    "stream evaluate: --only-folds outside the folds": (
+        "stream evaluate --folds 3 --only-folds 1 3 --out {d}/r.json", ["--only-folds 3", "--folds 3"], "0 to 2"),
+    "stream evaluate: --only-folds with --max-folds": (
+        "stream evaluate --max-folds 2 --only-folds 1 --out {d}/r.json", ["--max-folds", "--only-folds"],
+        "give one of them"),
     "semantic-change: --form with a method without temporal attention": (
         "semantic-change rank --method plain --form modulated", ["--form"], "choose one of those methods"),
     "semantic-change: --no-time-residual with time-token": (

@@ -84,6 +84,48 @@ def test_cli_compare_writes_the_table_and_json(files, tmp_path, capsys):
     assert saved["reference"] == "bilstm w=5" and len(saved["rows"]) == 2
     # the same file twice under one name: refused, with the way out
     assert main(["stream", "compare", str(files["ffn"]), str(files["ffn"])]) == 2
-    assert "FILE=NAME" in capsys.readouterr().err
+    assert "both hold (fold, seed) [(0, 0), (1, 0), (2, 0)]" in capsys.readouterr().err
+    assert main(["stream", "compare", str(files["ffn"]), str(files["ffn"]) + "=other"]) == 0
     assert main(["stream", "compare", str(tmp_path / "missing.json")]) == 2
     assert "no such results file" in capsys.readouterr().err
+
+
+def test_folds_run_in_separate_files_are_joined(tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    a.write_text(json.dumps(_report("tempoformer", {20: {(0, 0): 0.7, (1, 0): 0.6}})))
+    b.write_text(json.dumps(_report("tempoformer", {20: {(2, 0): 0.8}})))
+    res = paired_comparison(load_evaluation(a) + load_evaluation(b))
+    (row,) = res["rows"]
+    assert row["folds"] == [0, 1, 2] and row["per_fold"] == pytest.approx({"0": 0.7, "1": 0.6, "2": 0.8})
+    assert row["source"] == f"{a} + {b}"
+
+
+def test_only_folds_runs_the_named_folds_of_the_same_split():
+    from tempo_analysis.evaluation.classification import cross_validate
+
+    from .conftest import make_timelines
+
+    tl = make_timelines(n_timelines=9, n_posts=(4, 3, 5), labels=("no", "yes"), seed=3)
+
+    class Majority:
+        def fit(self, train, dev=None):
+            self.label_names_ = list(train.label_names)
+            self.train_ids_ = sorted(set(train.df["timeline_id"]))
+            return self
+
+        def predict(self, t):
+            return [0] * len(t.df)
+
+    seen = []
+
+    def make(seed):
+        seen.append(Majority())
+        return seen[-1]
+
+    full = cross_validate(make, tl, folds=3, progress=False)
+    part = cross_validate(make, tl, folds=3, fold_ids=[2], progress=False)
+    assert [r["fold"] for r in part["runs"]] == [2]
+    assert seen[-1].train_ids_ == seen[2].train_ids_  # fold 2 trains on the same timelines either way
+    assert part["runs"][0]["n_test"] == full["runs"][2]["n_test"]
+    with pytest.raises(ValueError, match="0..2"):
+        cross_validate(make, tl, folds=3, fold_ids=[3], progress=False)
