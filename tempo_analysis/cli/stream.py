@@ -100,7 +100,7 @@ def register(subparsers) -> None:
 
 COMPARE_DOC = """`tempo-analysis stream compare`: paired per-fold comparison of `stream evaluate` results.
 
-    tempo-analysis stream compare tempoformer.json bilstm_tuned.json="BiLSTM (tuned)" \
+    tempo-analysis stream compare tempoformer.json bilstm_tuned.json="BiLSTM (tuned)" \\
         time_bilstm.json --out comparison.md --json comparison.json
 
 Every file must come from the same --data, --folds, --dev-fraction and --split-seed, so that fold
