@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from tempo_analysis.data.specs import load_change_data
-from tempo_analysis.semantic_change.extraction import extract_one_by_one, extract_target_vectors
+from tempo_analysis.semantic_change.extraction import extract_one_by_one, extract_target_vectors, resolve_precision
 from tempo_analysis.semantic_change.model import TemporalAttentionForMaskedLM
 from tempo_analysis.semantic_change.pipeline import sample_usages
 
@@ -37,7 +37,8 @@ def main(argv=None):
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--pad-to", type=int, default=128, help="length of the padded naive loop")
     ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32", help="batched path's precision")
+    ap.add_argument("--precision", choices=["fp32", "bf16", "auto"], default="fp32",
+                    help="batched path's precision (auto: bf16 where the CPU has it natively)")
     ap.add_argument("--max-length", type=int, default=128, help="tokens per usage (a window centred on the target)")
     ap.add_argument("--data", default="world", help="world | nltk[:DIR] (real sentences) | any change-data spec")
     ap.add_argument("--per-word", type=int, default=None, help="usages per target and period (default: all)")
@@ -45,6 +46,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
+    args.precision = resolve_precision(args.precision)
     data = load_change_data(args.data)
     usages, _ = sample_usages(data, args.per_word, seed=0)
     rng = np.random.default_rng(0)

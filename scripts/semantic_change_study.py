@@ -39,6 +39,8 @@ def main(argv=None):
     ap.add_argument("--epochs", type=float, default=None, help="post-training epochs (default: the config's)")
     ap.add_argument("--max-sentences", type=int, default=None, help="post-training sentence cap")
     ap.add_argument("--head-steps", type=int, default=None, help="MLM head warm-up steps (default: the config's)")
+    ap.add_argument("--time-lr", type=float, default=None, help="learning rate of the time parameters (default: the config's)")
+    ap.add_argument("--body-lr", type=float, default=None, help="learning rate of the encoder body (default: the config's)")
     ap.add_argument("--config", default="default", choices=["default", "notebook"])
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
@@ -69,6 +71,10 @@ def main(argv=None):
                     tr = replace(tr, max_sentences=a.max_sentences)
                 if a.head_steps is not None:
                     tr = replace(tr, head_steps=a.head_steps)
+                if a.time_lr is not None:
+                    tr = replace(tr, time_lr=a.time_lr)
+                if a.body_lr is not None:
+                    tr = replace(tr, body_lr=a.body_lr)
                 cfg = replace(cfg, train=tr)
             t0 = time.perf_counter()
             r = SemanticChangeRanker(cfg).fit(data)

@@ -49,6 +49,9 @@ def register(subparsers) -> None:
     p.add_argument("--max-sentences", type=int, default=None,
                    help="seeded cap on corpus sentences per period read from semeval/nltk folders")
     p.add_argument("--targets", default=None, help="comma-separated subset of targets")
+    p.add_argument("--precision", default=None, choices=["fp32", "bf16", "auto"],
+                   help="extraction arithmetic: fp32 (exact; the default), bf16 (bfloat16 matrix products), or auto "
+                        "(bf16 where the CPU/GPU has it natively, e.g. AVX512-BF16, else fp32)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output TSV: word<TAB>score")
     p.add_argument("--save-model", default=None, help="folder to save the post-trained model (safetensors)")
@@ -106,7 +109,7 @@ def run_rank_command(args) -> int:
     cfg = cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
                      train_epochs=args.train_epochs, layers=layers, samples=args.samples,
                      zscore=args.zscore, seed=args.seed, progress=args.progress,
-                     time_residual=not args.no_time_residual)
+                     time_residual=not args.no_time_residual, precision=args.precision)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()] if args.targets else None
     if args.targets is not None and not targets:
         raise DataError(f"--targets {args.targets!r} names no word. Fix: give comma-separated words, "

@@ -28,7 +28,7 @@ from ..data import DataError, TargetUsage
 from ..data.change import ChangeData
 from ..evaluation.ranking import binary_accuracy, correlate, spearman_ci
 from .baselines import plain_model, scaled_attention_model, time_token_model
-from .extraction import TargetVectors, extract_target_vectors
+from .extraction import PRECISIONS, TargetVectors, extract_target_vectors
 from .model import TemporalAttentionForMaskedLM
 from .training import PostTrainConfig, post_train
 
@@ -98,13 +98,14 @@ class ChangeModel:
             return None
         return [[self.time_token_ids[self.period_index(p)]] for p in periods]
 
-    def embed(self, usages, *, layers=None, batch_size=64, max_length=128, progress=False) -> TargetVectors:
+    def embed(self, usages, *, layers=None, batch_size=64, max_length=128, precision="fp32",
+              progress=False) -> TargetVectors:
         """Target vectors for usages, each run with its own period."""
         periods = [u.period for u in usages]
         return extract_target_vectors(self.model, self.tokenizer, usages,
                                       time=[self.period_index(p) for p in periods], layers=layers,
                                       batch_size=batch_size, max_length=max_length,
-                                      prefix_ids=self.prefix(periods), progress=progress)
+                                      prefix_ids=self.prefix(periods), precision=precision, progress=progress)
 
 
 def build_model(method: str, periods, *, encoder="default", doc_counts=None, form="faithful",
@@ -197,6 +198,7 @@ class RankConfig:
     train: PostTrainConfig | None = field(default_factory=PostTrainConfig)  # None = no post-training
     batch_size: int = 64  # extraction batch
     max_length: int = 128  # extraction: tokens per usage, a window centred on the target
+    precision: str = "fp32"  # extraction: fp32 (exact) | bf16 | auto (bf16 where the device has it natively)
     progress: bool = False
 
     def __post_init__(self):
@@ -204,6 +206,9 @@ class RankConfig:
             raise ValueError(f"method {self.method!r} is not one of {METHODS}.")
         if self.scorer not in SCORER_CHOICES:
             raise ValueError(f"scorer {self.scorer!r} is not one of {SCORER_CHOICES}.")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision {self.precision!r} is not one of {PRECISIONS}. Fix: fp32 (exact), bf16, "
+                             "or auto (bf16 where the device multiplies it natively).")
         self.layers = parse_layers(self.layers)
 
     def train_config(self) -> PostTrainConfig | None:
@@ -302,7 +307,8 @@ def notebook_config(method: str = "temporal-attention", *, train_epochs: float |
 
 
 def cli_config(*, method="temporal-attention", form=None, scorer=None, encoder="default", train_epochs=None,
-               layers=None, samples=None, zscore=None, seed=0, progress=False, time_residual=True) -> RankConfig:
+               layers=None, samples=None, zscore=None, seed=0, progress=False, time_residual=True,
+               precision=None) -> RankConfig:
     """A RankConfig from CLI flags; unset flags take :data:`DEFAULT`'s values."""
     train = replace(DEFAULT_TRAIN, seed=seed, progress=progress)
     if train_epochs is not None:
@@ -315,7 +321,7 @@ def cli_config(*, method="temporal-attention", form=None, scorer=None, encoder="
                    encoder=encoder, train=train, layers=layers if layers is not None else DEFAULT.layers,
                    samples=samples if samples is not None else DEFAULT.samples,
                    zscore=DEFAULT.zscore if zscore is None else zscore, seed=seed, progress=progress,
-                   time_residual=time_residual)
+                   time_residual=time_residual, precision=precision or DEFAULT.precision)
 
 
 # ---------------------------------------------------------------------------------------------

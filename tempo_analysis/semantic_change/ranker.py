@@ -84,7 +84,8 @@ class SemanticChangeRanker:
         for m in missing:
             warnings.warn(f"{m}: it scores NaN and is left out of the correlation.", stacklevel=2)
         t1 = time.perf_counter()
-        vectors = model.embed(usages, batch_size=cfg.batch_size, max_length=cfg.max_length, progress=cfg.progress)
+        vectors = model.embed(usages, batch_size=cfg.batch_size, max_length=cfg.max_length, precision=cfg.precision,
+                              progress=cfg.progress)
         timings["embed_s"] = time.perf_counter() - t1
         self.model_, self.vectors_, self.missing_, self.timings_ = model, vectors, missing, timings
         self.data_name_, self.targets_ = data.name, list(data.targets)

@@ -110,3 +110,24 @@ def test_ranker_reuses_a_trained_model(tiny_path):
     assert (q1 - q0).abs().max() < 1e-3
     assert r1.model_.model.temporal.layers[0].attention.time_gate.abs().max() > 0
     assert torch.isfinite(q1).all()
+
+
+def test_precision_reaches_the_config_from_the_cli_and_bad_values_are_refused(tiny_path, tmp_path, monkeypatch):
+    from tempo_analysis.semantic_change import pipeline
+
+    assert cli_config(precision="auto").precision == "auto"
+    assert cli_config().precision == pipeline.DEFAULT.precision == "fp32"
+    with pytest.raises(ValueError, match="precision"):
+        RankConfig(precision="fp16")
+    seen = {}
+    real = pipeline.ChangeModel.embed
+
+    def spy(self, usages, **kw):
+        seen["precision"] = kw.get("precision")
+        return real(self, usages, **kw)
+
+    monkeypatch.setattr(pipeline.ChangeModel, "embed", spy)
+    out = tmp_path / "scores.tsv"
+    assert main(["semantic-change", "rank", "--data", f"dwug:{FIX / 'dwug'}", "--method", "plain", "--samples", "3",
+                 "--model", tiny_path, "--layers", "2", "--precision", "bf16", "--out", str(out)]) == 0
+    assert seen["precision"] == "bf16"

@@ -125,3 +125,21 @@ def test_bf16_precision_stays_close_to_fp32_and_bad_precision_is_refused(tiny):
     assert cos.min() > 0.99 and not np.array_equal(a, b)     # really ran in bfloat16, and stayed close
     with pytest.raises(ValueError, match="precision"):
         extract_target_vectors(model, tok, SENTS, progress=False, precision="fp8")
+
+
+@pytest.mark.parametrize("native", [True, False])
+def test_auto_precision_is_bf16_only_where_the_cpu_has_it_natively(tiny, monkeypatch, native):
+    import torch.cpu as tcpu
+
+    from tempo_analysis.semantic_change.extraction import native_bf16, resolve_precision
+
+    monkeypatch.setattr(tcpu, "_is_avx512_bf16_supported", lambda: native)
+    monkeypatch.setattr(tcpu, "_is_amx_tile_supported", lambda: False)
+    assert native_bf16("cpu") is native
+    assert resolve_precision("auto") == ("bf16" if native else "fp32")
+    assert resolve_precision("fp32") == "fp32" and resolve_precision("bf16") == "bf16"
+    model, tok = tiny
+    auto = extract_target_vectors(model, tok, SENTS, batch_size=2, progress=False, precision="auto")
+    same = extract_target_vectors(model, tok, SENTS, batch_size=2, progress=False,
+                                  precision="bf16" if native else "fp32")
+    np.testing.assert_array_equal(auto.vectors, same.vectors)
