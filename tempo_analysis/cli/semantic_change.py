@@ -50,8 +50,8 @@ def register(subparsers) -> None:
                    help="seeded cap on corpus sentences per period read from semeval/nltk folders")
     p.add_argument("--targets", default=None, help="comma-separated subset of targets")
     p.add_argument("--precision", default=None, choices=["fp32", "bf16", "auto"],
-                   help="extraction arithmetic: fp32 (exact; the default), bf16 (bfloat16 matrix products), or auto "
-                        "(bf16 where the CPU/GPU has it natively, e.g. AVX512-BF16, else fp32)")
+                   help="extraction arithmetic: auto (the default: bf16 where the CPU/GPU has it natively, e.g. "
+                        "AVX512-BF16, else fp32), fp32 (exact, the same on every machine) or bf16 (bfloat16 matrix products)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", required=True, help="output TSV: word<TAB>score")
     p.add_argument("--save-model", default=None, help="folder to save the post-trained model (safetensors)")

@@ -198,7 +198,7 @@ class RankConfig:
     train: PostTrainConfig | None = field(default_factory=PostTrainConfig)  # None = no post-training
     batch_size: int = 64  # extraction batch
     max_length: int = 128  # extraction: tokens per usage, a window centred on the target
-    precision: str = "fp32"  # extraction: fp32 (exact) | bf16 | auto (bf16 where the device has it natively)
+    precision: str = "auto"  # extraction: auto (bf16 where the device has it natively, else fp32) | fp32 (exact) | bf16
     progress: bool = False
 
     def __post_init__(self):

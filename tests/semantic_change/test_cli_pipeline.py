@@ -116,7 +116,7 @@ def test_precision_reaches_the_config_from_the_cli_and_bad_values_are_refused(ti
     from tempo_analysis.semantic_change import pipeline
 
     assert cli_config(precision="auto").precision == "auto"
-    assert cli_config().precision == pipeline.DEFAULT.precision == "fp32"
+    assert cli_config().precision == pipeline.DEFAULT.precision == "auto"
     with pytest.raises(ValueError, match="precision"):
         RankConfig(precision="fp16")
     seen = {}
