@@ -26,7 +26,7 @@ from torch import nn
 
 ASSET = Path(__file__).resolve().parent / "assets" / "minilm_mlm_adapter.safetensors"
 # sha256 of the shipped asset; checked on every load (a replaced or corrupt file fails loudly)
-ASSET_SHA256 = "16bc42c23f3644fdffe85ffa4a80a6b1c2fdcb5c8e44dfd0768a09665f55f33e"
+ASSET_SHA256 = "dbcae302769e9d0d912fbbd34cf7fd2b34d3ce9e9c4961cd984164d8c4a23b22"
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
                 "attention.output.dense", "intermediate.dense", "output.dense")
 

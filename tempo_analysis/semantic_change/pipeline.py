@@ -279,10 +279,12 @@ DEFAULT = RankConfig(method="temporal-attention", form=TEMPORAL_FORM, scorer="ap
 # temporal attention ranks the world and the same model with its time input broken does not): 30 probes
 # per word and period, half an epoch of gentle post-training (see docs/methods/semantic_change.md)
 NOTEBOOK_SEED = 0
-# time_lr 1e-2: half an epoch is ~54 steps; at the CLI's 1e-3 the time gates open only to |g| ~ 0.015 and the
-# probes' period shift is noise (Spearman -0.29 on the world); at 1e-2 they reach ~0.1 and the shift follows
-# the planted change. 3e-2 overshoots: a word-blind shift swamps it (measured, docs/results/semantic_change)
-NOTEBOOK_TRAIN = replace(DEFAULT_TRAIN, head_steps=60, epochs=0.5, batch_size=32, time_lr=1e-2)
+# time_lr 1e-2: at the CLI's 1e-3 the time gates open only to |g| ~ 0.015 and the probes' period shift is
+# noise (Spearman -0.29 on the world); at 1e-2 they reach ~0.1 and the shift follows the planted change.
+# 3e-2 overshoots: a word-blind shift swamps it. One epoch (~108 steps): with the stronger MLM adapter
+# (top-5 0.408) half an epoch no longer suffices (world Spearman -0.003; one epoch 0.474, 2e-2 for half an
+# epoch -0.093; measured, docs/results/semantic_change/README.md)
+NOTEBOOK_TRAIN = replace(DEFAULT_TRAIN, head_steps=60, epochs=1.0, batch_size=32, time_lr=1e-2)
 # scorer: Algorithm 1's cosine, not the pseudoword-chosen APD-within. The world's probes are the same
 # sentences in both periods, so APD's across-period pairs include every probe paired with itself (distance
 # ~0 for any model): APD-within then measures the probes' spread, not their change (-0.46 for temporal
