@@ -66,7 +66,7 @@ METHODS = list(NOTEBOOK_METHODS)  # plain, no-time, temporal-attention, time-tok
 SCORERS = ["cosine", "prt", "apd-within"]  # also "apd", "jsd"
 SAMPLES = None  # usages per word and period (None: notebook default, 30)
 LAYERS = None  # the last h layers (an int), or hidden-state indices: a list or a range such as "2-4" (None: default)
-TRAIN_EPOCHS = None  # MLM post-training epochs (None: the notebook default, 0.5; 0 = no post-training)
+TRAIN_EPOCHS = None  # MLM post-training epochs (None: the notebook default, 1; 0 = no post-training)
 MAX_SENTENCES = None  # seeded cap on sentences per period for big corpora (e.g. 3000 for nltk)
 TARGETS = None  # semeval, dwug, nltk: a subset of target words, e.g. ["cell", "house"] (world: all 19)
 WORD = None  # the word to explore (None: "cell" when it is a target, else the top-ranked word)
