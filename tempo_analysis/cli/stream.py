@@ -17,7 +17,7 @@ from pathlib import Path
 
 from tempo_analysis.cli import add_output_options, refuse_options, require_positive
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
-from tempo_analysis.stream.names import ABLATIONS, BASELINES  # plain names: no torch at start-up
+from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS  # plain names: no torch at start-up
 
 
 def register(subparsers) -> None:
@@ -40,14 +40,17 @@ def register(subparsers) -> None:
                         "processes; `stream compare` joins the files of one model")
     e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
     e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
-    e.add_argument("--baseline", default=None, choices=list(BASELINES),
-                   help="evaluate a baseline instead of TempoFormer (options it does not take are refused)")
+    e.add_argument("--baseline", default=None, choices=list(BASELINES + VARIANTS),
+                   help="evaluate a baseline instead of TempoFormer (options it does not take are refused); "
+                        "tempoformer_vectors: TempoFormer's temporal attention over frozen sentence vectors "
+                        "(takes --ablation none, vanilla_mha, sequential_rope or no_gate_norm, and the time options)")
     e.add_argument("--hidden", type=int, nargs="+", default=None,
                    help="baseline hidden size(s): BiLSTM/time_bilstm one LSTM size; ffn_history, swnu, "
                         "seq_sig_net two FFN sizes")
     e.add_argument("--tune", nargs="+", default=None, metavar="KEY=V1,V2",
                    help="choose these settings on DEV inside every fold (grid search, best dev macro-F1), e.g. "
-                        "--tune hidden=200,300,400 lr=1e-3,5e-4,1e-4 (two-layer FFN sizes as 32x32,128x128); "
+                        "--tune hidden=200,300,400 lr=1e-3,5e-4,1e-4 (two-layer FFN sizes as 32x32,128x128; TempoFormer's "
+                        "time_scale, rope_theta and time_transform too); "
                         "the chosen point is recorded per run")
     e.add_argument("--dropout", type=float, default=None, help="baseline dropout")
     e.add_argument("--llm", default=None, help="llm_few_shot: causal LM ('default' = embedded SmolLM2-135M-Instruct, "
@@ -197,8 +200,8 @@ def evaluate(args) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    if args.baseline and args.ablation != "none":
-        raise ValueError("--ablation applies to TempoFormer; drop it when using --baseline")
+    if args.baseline and args.ablation != "none" and args.baseline not in VARIANTS:
+        raise ValueError("--ablation applies to TempoFormer and tempoformer_vectors; drop it when using --baseline")
     name = args.baseline or "tempoformer"
     explicit, ambient = settings_from_args(args)
     try:
@@ -213,11 +216,15 @@ def evaluate(args) -> int:
         raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them (it takes the settings: {takes})") from None
     grid = None
     if args.tune:
-        from tempo_analysis.stream.tuning import DevTunedClassifier, parse_grid
+        from tempo_analysis.stream.tuning import TIME_SETTINGS, DevTunedClassifier, grid_point_settings, parse_grid
 
         grid = parse_grid(args.tune)
-        check_settings(name, grid)
-        both = sorted(set(grid) & set(explicit))
+        timed = [k for k in grid if k in TIME_SETTINGS]
+        if timed and "model_kwargs" not in model_settings(name):
+            raise ValueError(f"--tune {', '.join(timed)}: time settings apply to tempoformer and tempoformer_vectors, "
+                             f"not {name!r}; drop them")
+        check_settings(name, {k: v for k, v in grid.items() if k not in TIME_SETTINGS})
+        both = sorted(set(grid) & (set(explicit) | set(explicit.get("model_kwargs", {}))))
         if both:
             raise ValueError(f"{both} are both fixed and tuned; give each setting once")
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
@@ -245,8 +252,9 @@ def evaluate(args) -> int:
         def make(seed, w=w):
             if grid is None:
                 return make_classifier(name, window=w, seed=seed, **settings)
-            made.append(DevTunedClassifier(lambda **point: make_classifier(name, window=w, seed=seed,
-                                                                           strict=point, **settings), grid))
+            made.append(DevTunedClassifier(lambda **point: make_classifier(
+                name, window=w, seed=seed, strict=grid_point_settings(point, settings.get("model_kwargs")),
+                **settings), grid))
             return made[-1]
 
         def on_run(run, partial=partial, made=made):

@@ -27,10 +27,12 @@ from .llm_prompt import FewShotLLMClassifier
 from .robert import RoBERTClassifier
 from .signature import SeqSigNetClassifier, SWNUClassifier
 from .time_bilstm import TimeAwareBiLSTMClassifier
+from .vector_tempoformer import VectorTempoFormerClassifier
 from .names import BASELINES, MODELS, check_ablation
 
 # every model by the name the CLI, the CV and fit_and_score take (names.MODELS, in that order)
-CLASSES = {"tempoformer": TempoFormerClassifier, "random": PriorRandomClassifier,
+CLASSES = {"tempoformer": TempoFormerClassifier, "tempoformer_vectors": VectorTempoFormerClassifier,
+           "random": PriorRandomClassifier,
            "post_encoder": PostEncoderClassifier, "ffn_history": FFNHistoryClassifier,
            "bilstm": BiLSTMClassifier, "time_bilstm": TimeAwareBiLSTMClassifier, "robert": RoBERTClassifier,
            "swnu": SWNUClassifier, "seq_sig_net": SeqSigNetClassifier, "llm_few_shot": FewShotLLMClassifier}

@@ -23,7 +23,10 @@ SUMMARIES = ("cls", "mean", "mean_then_cls")
 # time_bilstm, robert, signature, llm_prompt)
 BASELINES = ("random", "post_encoder", "ffn_history", "bilstm", "time_bilstm", "robert", "swnu", "seq_sig_net",
              "llm_few_shot")
-MODELS = ("tempoformer",) + BASELINES
+# TempoFormer's temporal attention over frozen sentence vectors (module vector_tempoformer): not a
+# paper model; a cheap variant that isolates the stream component, evaluated like a baseline
+VARIANTS = ("tempoformer_vectors",)
+MODELS = ("tempoformer",) + VARIANTS + BASELINES
 
 
 def check_ablation(name: str | None) -> str:
@@ -36,4 +39,4 @@ def check_ablation(name: str | None) -> str:
     return name
 
 
-__all__ = ["ABLATIONS", "BASELINES", "MODELS", "SUMMARIES", "check_ablation"]
+__all__ = ["ABLATIONS", "BASELINES", "MODELS", "SUMMARIES", "VARIANTS", "check_ablation"]

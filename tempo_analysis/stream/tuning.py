@@ -4,7 +4,9 @@ Baselines get the same care as the model: inside each fold the grid (e.g. the pa
 BiLSTM grid, hidden {200, 300, 400} x lr {1e-3, 5e-4, 1e-4}) is searched on the DEV timelines
 only, and the model with the best dev macro-F1 is the one scored on test. The test fold is never
 seen while choosing. `tempo-analysis stream evaluate --tune hidden=200,300 lr=1e-3,1e-4` wraps
-any model in it; the chosen point of every run is recorded in the results JSON.
+any model in it; the chosen point of every run is recorded in the results JSON. TempoFormer's time
+settings (`time_scale`, `rope_theta`, `time_transform`) can be searched too, for the models that
+take them (`tempoformer`, `tempoformer_vectors`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,23 @@ def parse_grid(items) -> dict[str, list]:
             raise ValueError(f"--tune {item!r}: write KEY=V1,V2 (e.g. hidden=200,300 or lr=1e-3,1e-4)")
         grid[key.replace("-", "_")] = [_parse_value(v) for v in values.split(",")]
     return grid
+
+
+# TempoFormer's time settings (config fields given in `model_kwargs`) that a grid may name too
+TIME_SETTINGS = ("time_transform", "time_scale", "rope_theta")
+
+
+def grid_point_settings(point: dict, model_kwargs: dict | None = None) -> dict:
+    """A grid point as model settings: time settings move into `model_kwargs`, merged over the given ones.
+
+    {"lr": 1e-3, "time_scale": 2.0} with model_kwargs {"time_unit": 60.0} ->
+    {"lr": 1e-3, "model_kwargs": {"time_unit": 60.0, "time_scale": 2.0}}.
+    """
+    point = dict(point)
+    time = {k: point.pop(k) for k in list(point) if k in TIME_SETTINGS}
+    if time:
+        point["model_kwargs"] = {**(model_kwargs or {}), **time}
+    return point
 
 
 def _parse_value(v: str):
@@ -79,4 +98,4 @@ class DevTunedClassifier:
         return self.best_.predict(timelines)
 
 
-__all__ = ["DevTunedClassifier", "parse_grid"]
+__all__ = ["TIME_SETTINGS", "DevTunedClassifier", "grid_point_settings", "parse_grid"]
