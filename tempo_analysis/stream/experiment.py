@@ -57,7 +57,7 @@ def notebook_defaults() -> dict:
         "window": 3,
         "tempoformer": dict(encoder="default", window=3, epochs=4, lr=1e-4, head_lr=2e-3, batch_size=8,
                             max_length=64, freeze_local=True, summary="auto", seed=0),
-        "baselines": ["random", "ffn_history", "bilstm", "time_bilstm"],
+        "baselines": ["random", "ffn_history", "bilstm", "time_bilstm", "tempoformer_vectors"],
         # vanilla_mha is the time-blind control, trained in the notebook itself; the others are read
         # from runs recorded at these settings (docs/results/stream/world_ablation_*.json)
         "ablations": ["vanilla_mha", "sequential_rope", "no_gate_norm"],

@@ -182,6 +182,8 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     # among the baselines, the BiLSTM that reads the gaps finds the time-only switches; the one that does not, not
     assert v["stream.bilstm.time_only_recall"] <= v["stream.time_only_recall.chance"] + 0.1, v
     assert v["stream.time_bilstm.time_only_recall"] >= v["stream.bilstm.time_only_recall"] + 0.3, v
+    # TempoFormer's temporal attention over sentence vectors finds them too (its time-blind form: 0.23 here)
+    assert v["stream.tempoformer_vectors.time_only_recall"] >= v["stream.bilstm.time_only_recall"] + 0.3, v
 
 
 # ---------------------------------------------------------------- notebook 02 (semantic change): time must matter
