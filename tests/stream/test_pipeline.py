@@ -118,7 +118,7 @@ def test_baselines_share_the_interface(tiny, data):
     assert (drawn == r.predict(many)).all()                        # same seed, same draws
     assert (drawn != make_classifier("random", seed=4).fit(train).predict(many)).mean() > 0.3
     np.testing.assert_allclose(np.bincount(drawn, minlength=3) / len(drawn), r.priors_, atol=0.05)
-    with pytest.raises(ValueError, match="valid names: tempoformer, random"):
+    with pytest.raises(ValueError, match="valid names: tempoformer, tempoformer_vectors, random"):
         make_classifier("svm")
 
 
