@@ -200,8 +200,6 @@ def evaluate(args) -> int:
 
     if args.threads:
         torch.set_num_threads(args.threads)
-    if args.baseline and args.ablation != "none" and args.baseline not in VARIANTS:
-        raise ValueError("--ablation applies to TempoFormer and tempoformer_vectors; drop it when using --baseline")
     name = args.baseline or "tempoformer"
     explicit, ambient = settings_from_args(args)
     try:
