@@ -52,27 +52,40 @@ def settings_repr(obj) -> str:
     return f"{type(obj).__name__}({', '.join(items)})"
 
 
-def sentence_embeddings(texts, encoder: str = "default", *, max_length: int = 128, batch_size: int = 64,
+def sentence_embeddings(texts, encoder: str = "default", *, max_length: int = 128, batch_size: int = 16,
                         normalize: bool = True, progress: bool = False) -> np.ndarray:
-    """[N, H] float32 mean-pooled (masked) last-layer vectors of `texts`, L2-normalised by default."""
+    """[N, H] float32 mean-pooled (masked) last-layer vectors of `texts`, L2-normalised by default.
+
+    A text's vector does not depend on which other texts are embedded with it (in this call or
+    earlier ones), so a seeded model trained on these vectors gives the same result whatever was
+    embedded before: texts are grouped by token count (no padding) and every forward pass has
+    exactly `batch_size` rows, a short group being filled with copies of its first text. (CPU
+    matrix kernels round differently for different batch shapes: with padding or a varying batch
+    size, the same text could get vectors that differ in the last bits, and training amplifies that.)
+    """
     texts = [str(t) for t in texts]
     cache = _CACHE.setdefault((encoder, max_length, normalize), {})
-    todo = sorted({t for t in texts if t not in cache}, key=len)  # length-sorted: little padding
+    todo = sorted({t for t in texts if t not in cache})
     if todo:
         model, tok = cached_encoder(encoder)
         device = next(model.parameters()).device
-        for i in tqdm(range(0, len(todo), batch_size), desc="embed", disable=not progress):
-            chunk = todo[i : i + batch_size]
-            enc = tok(chunk, truncation=True, max_length=max_length, padding=True, return_tensors="pt")
-            enc = {k: v.to(device) for k, v in enc.items()}
+        enc = tok(todo, truncation=True, max_length=max_length)
+        by_length: dict[int, list[int]] = {}
+        for i, ids in enumerate(enc["input_ids"]):
+            by_length.setdefault(len(ids), []).append(i)
+        chunks = [rows[j : j + batch_size] for _, rows in sorted(by_length.items())
+                  for j in range(0, len(rows), batch_size)]
+        for rows in tqdm(chunks, desc="embed", disable=not progress):
+            filled = rows + [rows[0]] * (batch_size - len(rows))
+            batch = {k: torch.tensor([enc[k][i] for i in filled], device=device) for k in enc.keys()}
             with torch.inference_mode():
-                h = model(**enc).last_hidden_state
-            m = enc["attention_mask"][..., None].to(h.dtype)
+                h = model(**batch).last_hidden_state
+            m = batch["attention_mask"][..., None].to(h.dtype)
             v = (h * m).sum(1) / m.sum(1).clamp(min=1)
             if normalize:
                 v = torch.nn.functional.normalize(v, dim=-1)
-            for t, row in zip(chunk, v.float().cpu().numpy()):
-                cache[t] = row
+            for i, row in zip(rows, v.float().cpu().numpy()):
+                cache[todo[i]] = row
     return np.stack([cache[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
 

@@ -200,6 +200,13 @@ class GateNorm(nn.Module):
         return self.norm((1 - g) * h_loc + g * h_glob)
 
 
+def classifier_head(in_dim: int, hidden: int, num_labels: int, dropout: float) -> nn.Sequential:
+    """The paper's classifier head: in_dim -> hidden -> hidden -> labels, ReLU and dropout between."""
+    return nn.Sequential(nn.Linear(in_dim, hidden), nn.ReLU(), nn.Dropout(dropout),
+                         nn.Linear(hidden, hidden), nn.ReLU(), nn.Dropout(dropout),
+                         nn.Linear(hidden, num_labels))
+
+
 def cls_only_layer(layer: nn.Module, x: torch.Tensor, tok_mask: torch.Tensor) -> torch.Tensor | None:
     """A BERT layer's output at the [CLS] position only: [R, T, H] -> [R, H].
 
@@ -312,11 +319,7 @@ class TempoFormerModel(PreTrainedModel):
         self.ro_pooler = nn.Sequential(nn.Linear(H, H), nn.Tanh()) if self.rnn is not None else None
         head_in = config.rnn_hidden if self.rnn is not None else 2 * H
         d, p = config.head_hidden, config.head_dropout
-        self.head = nn.Sequential(
-            nn.Linear(head_in, d), nn.ReLU(), nn.Dropout(p),
-            nn.Linear(d, d), nn.ReLU(), nn.Dropout(p),
-            nn.Linear(d, config.num_labels),
-        )
+        self.head = classifier_head(head_in, d, config.num_labels, p)
         self.post_init()
 
     def _init_weights(self, module):

@@ -160,8 +160,9 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
 
     settings: TempoFormerClassifier keyword arguments (the control gets `time_blind(settings)`).
     kinds: optional post_id -> change kind, for recall on the time-decidable switches.
-    fit: optional `fit(name, settings) -> fitted classifier` (e.g. a cached training); default
-    trains a TempoFormerClassifier on (train, dev). models: already fitted {"tempoformer", "control"}.
+    fit: optional `fit(name, settings) -> fitted classifier` (e.g. a cached training, or another
+    model that takes `ablation`, such as tempoformer_vectors); default trains a
+    TempoFormerClassifier on (train, dev). models: already fitted {"tempoformer", "control"}.
 
     Returns {"tempoformer": score_model(...), "control": score_model(...), "time_effect":
     macro-F1 difference, "gap_sensitivity": TempoFormer's, "time_only_recall": {"tempoformer",
@@ -195,6 +196,21 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
     return res
 
 
-__all__ = ["CONTROL", "HIGH_GAP", "LOW_GAP", "NO_CHANGE", "change_posts", "change_probability",
+
+def describe_time_effect(res: dict, names=("TempoFormer", "control")) -> str:
+    """The lines a notebook prints for a `time_effect` result: the macro-F1 difference, the gap
+    sensitivity of both models and, on the planted world, their recall on the time-only switches.
+    names: how to call the model with time and its time-blind control."""
+    with_time, blind = names
+    lines = [f"time effect (macro-F1 difference): {res['time_effect']:+.3f}",
+             f"gap sensitivity (mean |Δ p(change)| on test change posts, gap {LOW_GAP:g} s → {HIGH_GAP / 86400:g} day): "
+             f"{with_time} {res['gap_sensitivity']:.3f} · {blind} {res['control']['gap_sensitivity']:.3f}"]
+    if res.get("time_only_recall"):
+        r = res["time_only_recall"]
+        lines.append(f"recall on the {r['n']} time-only switches: {with_time} {r['tempoformer']:.3f} · {blind} "
+                     f"{r['control']:.3f} · chance (the switch prior) {r['chance']:.3f}")
+    return "\n".join(lines)
+
+__all__ = ["CONTROL", "HIGH_GAP", "LOW_GAP", "NO_CHANGE", "change_posts", "change_probability", "describe_time_effect",
            "gap_sensitivity", "gap_sweep", "gap_what_if", "kind_recall", "no_change_index", "score_model",
            "time_blind", "time_effect", "world_change_kinds"]

@@ -32,7 +32,7 @@ import torch
 import torch.nn as nn
 
 from .baselines import _SentenceVectorBaseline
-from .model import GateNorm, TemporalRotaryAttention, time_positions
+from .model import GateNorm, TemporalRotaryAttention, classifier_head, time_positions
 from .names import check_ablation
 
 # TempoFormerConfig's time fields this model reads from `model_kwargs`, with TempoFormer's defaults
@@ -64,9 +64,7 @@ class VectorTempoFormerNet(nn.Module):
             for _ in range(layers)])
         self.between = nn.ModuleList([nn.LayerNorm(hidden) for _ in range(layers - 1)])
         self.gate_norm = GateNorm(hidden, 1e-5) if ablation != "no_gate_norm" else None
-        self.head = nn.Sequential(nn.Linear(2 * hidden, head_hidden), nn.ReLU(), nn.Dropout(dropout),
-                                  nn.Linear(head_hidden, head_hidden), nn.ReLU(), nn.Dropout(dropout),
-                                  nn.Linear(head_hidden, num_labels))
+        self.head = classifier_head(2 * hidden, head_hidden, num_labels, dropout)
 
     def forward(self, x, mask, gaps):
         # x [B, W, D]; mask [B, W] bool (current post last, always real); gaps [B, W] seconds to the current post

@@ -184,6 +184,13 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     assert v["stream.time_bilstm.time_only_recall"] >= v["stream.bilstm.time_only_recall"] + 0.3, v
     # TempoFormer's temporal attention over sentence vectors finds them too (its time-blind form: 0.23 here)
     assert v["stream.tempoformer_vectors.time_only_recall"] >= v["stream.bilstm.time_only_recall"] + 0.3, v
+    # ... and its own time-blind form, trained beside it, does not: time decides, not the architecture
+    assert v["stream.tempoformer_vectors.control.time_only_recall"] <= v["stream.time_only_recall.chance"] + 0.1, v
+    assert v["stream.tempoformer_vectors.control.gap_sensitivity"] < 1e-6, v
+    assert v["stream.tempoformer_vectors.time_effect"] >= 0.05, v
+    assert v["stream.tempoformer_vectors.gap_sensitivity"] >= 0.2, v
+    assert v["stream.tempoformer_vectors.macro_f1"] == pytest.approx(
+        v["stream.tempoformer_vectors.control.macro_f1"] + v["stream.tempoformer_vectors.time_effect"])
 
 
 # ---------------------------------------------------------------- notebook 02 (semantic change): time must matter

@@ -132,3 +132,13 @@ def test_time_effect_trains_only_the_missing_model_and_the_control_without_time(
     out = te.time_effect(train, None, test, {"window": 3}, models={"tempoformer": models["tempoformer"]}, fit=fit)
     assert trained == [("control", "vanilla_mha")]
     assert out["models"]["tempoformer"] is models["tempoformer"]
+
+
+def test_describe_time_effect_names_both_models_and_their_own_numbers():
+    res = {"time_effect": 0.25, "gap_sensitivity": 0.6, "control": {"gap_sensitivity": 0.0},
+           "time_only_recall": {"tempoformer": 1.0, "control": 0.125, "chance": 0.234, "n": 62}}
+    lines = te.describe_time_effect(res, names=("with time", "blind")).splitlines()
+    assert lines[0].endswith("+0.250")
+    assert lines[1].endswith("with time 0.600 · blind 0.000") and "10 s → 1 day" in lines[1]
+    assert lines[2] == "recall on the 62 time-only switches: with time 1.000 · blind 0.125 · chance (the switch prior) 0.234"
+    assert len(te.describe_time_effect(dict(res, time_only_recall=None)).splitlines()) == 2
