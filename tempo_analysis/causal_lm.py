@@ -54,6 +54,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 import importlib.util
+import inspect
 import json
 import os
 import shutil
@@ -304,6 +305,23 @@ def pick_device(device: str | torch.device | None = None) -> torch.device:
     return torch.device("cpu")
 
 
+def cache_keyword(model) -> str:
+    """The keyword by which ``model.forward`` takes its key/value cache.
+
+    transformers 5 renamed ``past_key_values`` to ``cache`` (the old name is deprecated and is to
+    be removed); models of earlier 5.x releases, and modules that wrap one, may take only the old
+    name. Pass the cache as ``model(**{cache_keyword(model): cache}, ...)``.
+    """
+    params = inspect.signature(model.forward).parameters
+    return "cache" if "cache" in params else "past_key_values"
+
+
+def output_cache(output):
+    """The key/value cache of a model output, under either of its names (see ``cache_keyword``)."""
+    value = getattr(output, "cache", None)
+    return value if value is not None else getattr(output, "past_key_values", None)
+
+
 # --------------------------------------------------------------------------- loading
 
 
@@ -382,6 +400,8 @@ __all__ = [
     "DEFAULT_PIN",
     "DEFAULT_SHA256",
     "CausalLMInfo",
+    "cache_keyword",
+    "output_cache",
     "CausalLMNotAvailable",
     "cache_root",
     "causal_lm_info",

@@ -32,12 +32,17 @@ from torch import nn
 from transformers import AutoConfig, AutoModelForCausalLM, LogitsProcessor, PreTrainedConfig, PreTrainedModel
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
+from tempo_analysis.causal_lm import cache_keyword, output_cache
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, TrendLSTMBias, WindowLSTMBias, window_index
 from tempo_analysis.future_text.settings import BIAS_KIND, FEATURE_KIND, VARIANTS
 
 __all__ = ["VARIANTS", "BIAS_KIND", "FEATURE_KIND", "FutureLMConfig", "FutureLM", "TemporalBiasProcessor",
            "load_causal_lm"]
+
+
+# the output field of the key/value cache: "cache" in transformers 5's outputs, "past_key_values" before
+_OUTPUT_CACHE = "cache" if "cache" in CausalLMOutputWithPast.__dataclass_fields__ else "past_key_values"
 
 
 class FutureLMConfig(PreTrainedConfig):
@@ -400,11 +405,17 @@ class FutureLM(PreTrainedModel):
         return model.eval()
 
     # ------------------------------------------------------------------------------------------
-    def forward(self, input_ids=None, attention_mask=None, years=None, labels=None, past_key_values=None,
-                use_cache=None, position_ids=None, alpha: float | None = None, **kwargs):
-        """Causal-LM forward; ``years[B]`` (ints) picks each row's bias. ``labels`` = HF convention."""
-        out = self.lm(input_ids=input_ids, attention_mask=attention_mask, past_key_values=past_key_values,
-                      use_cache=use_cache, position_ids=position_ids, **kwargs)
+    def forward(self, input_ids=None, attention_mask=None, years=None, labels=None, cache=None,
+                use_cache=None, position_ids=None, alpha: float | None = None, past_key_values=None, **kwargs):
+        """Causal-LM forward; ``years[B]`` (ints) picks each row's bias. ``labels`` = HF convention.
+
+        The key/value cache comes as ``cache`` (or under its older name ``past_key_values``) and goes
+        to the wrapped LM under whichever name it takes (``causal_lm.cache_keyword``)."""
+        cache = cache if cache is not None else past_key_values
+        if cache is not None:
+            kwargs[cache_keyword(self.lm)] = cache
+        out = self.lm(input_ids=input_ids, attention_mask=attention_mask, use_cache=use_cache,
+                      position_ids=position_ids, **kwargs)
         logits = out.logits
         if self.bias is not None and years is None:
             raise ValueError(f"FutureLM({self.config.variant}).forward needs years=[B] target years")
@@ -413,7 +424,7 @@ class FutureLM(PreTrainedModel):
         if labels is not None:
             loss = F.cross_entropy(logits[:, :-1].reshape(-1, logits.shape[-1]).float(),
                                    labels[:, 1:].reshape(-1), ignore_index=-100)
-        return CausalLMOutputWithPast(loss=loss, logits=logits, past_key_values=out.past_key_values)
+        return CausalLMOutputWithPast(loss=loss, logits=logits, **{_OUTPUT_CACHE: output_cache(out)})
 
 
 class ContextAdapter(nn.Module):

@@ -35,6 +35,8 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from tempo_analysis.causal_lm import cache_keyword
+
 from .baselines import _labels_of
 from .embeddings import settings_repr
 
@@ -220,13 +222,14 @@ class FewShotLLMClassifier:
         from transformers import DynamicCache
 
         model = self.model_
+        kv = cache_keyword(model)
         device = next(model.parameters()).device
         prompts = [ids for ids, _ in encoded]
         answers = encoded[0][1]  # the labels' tokens do not depend on the prompt
         P = shared_prefix_length(prompts, min(map(len, prompts)) - 1)  # every tail keeps >= 1 token
         prefix = DynamicCache()
         if P > 0:
-            model(input_ids=torch.as_tensor([prompts[0][:P]], device=device), past_key_values=prefix, use_cache=True)
+            model(input_ids=torch.as_tensor([prompts[0][:P]], device=device), **{kv: prefix}, use_cache=True)
         order = np.argsort([len(ids) for ids in prompts], kind="stable")  # similar lengths batch together
         out = np.zeros((len(prompts), len(answers)), dtype=np.float64)
         for i in tqdm(range(0, len(prompts), max(1, self.batch_size)), desc="prompt", disable=not self.progress):
@@ -239,7 +242,7 @@ class FewShotLLMClassifier:
             cache = copy.deepcopy(prefix)
             if P > 0:
                 cache.batch_repeat_interleave(B)
-            logits = model(input_ids=ids.to(device), attention_mask=am.to(device), past_key_values=cache,
+            logits = model(input_ids=ids.to(device), attention_mask=am.to(device), **{kv: cache},
                            use_cache=True, position_ids=(P + torch.arange(T)).expand(B, T).to(device)).logits
             last = logits[torch.arange(B), (lens - 1).to(device)].float().log_softmax(-1).cpu()  # [B, V]
             for k, ans in enumerate(answers):
@@ -251,7 +254,7 @@ class FewShotLLMClassifier:
                 c = cache if k == len(answers) - 1 else copy.deepcopy(cache)
                 pos = (P + lens[:, None] + torch.arange(n)).to(device)
                 am_k = torch.cat([am, torch.ones(B, n, dtype=torch.long)], dim=1)
-                lp = model(input_ids=rest.to(device), attention_mask=am_k.to(device), past_key_values=c,
+                lp = model(input_ids=rest.to(device), attention_mask=am_k.to(device), **{kv: c},
                            use_cache=True, position_ids=pos).logits.float().log_softmax(-1).cpu()
                 out[rows, k] += lp[:, torch.arange(n), torch.as_tensor(ans[1:])].sum(-1).numpy()
         return out

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import torch
 
+from tempo_analysis.causal_lm import output_cache
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.bias import lstm_last_hidden, window_index, windows
 from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
@@ -136,9 +137,11 @@ def test_bias_cache_in_eval_and_invalidation(monkeypatch):
     assert calls[-1] == [2004]
 
 
-@pytest.mark.parametrize("variant,fdim,rank", [("context2", 4, 0), ("freq", 1, 0), ("freq-nolstm", 1, 0),
-                                               ("baseline", 1, 0), ("baseline", 1, 4), ("freq", 1, 4)])
-def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim, rank):
+@pytest.mark.parametrize("variant,fdim,rank,kv", [("context2", 4, 0, "cache"), ("freq", 1, 0, "cache"),
+                                                  ("freq-nolstm", 1, 0, "cache"), ("baseline", 1, 0, "cache"),
+                                                  ("baseline", 1, 4, "cache"), ("freq", 1, 4, "past_key_values")])
+def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim, rank, kv):
+    """kv: the cache's keyword (transformers 5's `cache`, or the deprecated `past_key_values`)."""
     m = make(variant, fdim, adapter_rank=rank)
     ids = torch.randint(1, V, (3, 9))
     years = torch.tensor([2004, 2001, 2006])
@@ -147,7 +150,7 @@ def test_full_sequence_logits_equal_incremental_kv_cache(variant, fdim, rank):
         out = m(ids[:, :1], years=years, use_cache=True)
         steps = [out.logits]
         for k in range(1, ids.shape[1]):
-            out = m(ids[:, k:k + 1], years=years, past_key_values=out.past_key_values, use_cache=True)
+            out = m(ids[:, k:k + 1], years=years, use_cache=True, **{kv: output_cache(out)})
             steps.append(out.logits)
     torch.testing.assert_close(torch.cat(steps, 1), full, atol=1e-5, rtol=1e-5)
     if variant != "baseline" or rank:                                    # the bias / adapter really contributes
@@ -180,7 +183,7 @@ def test_generation_processor_matches_forward(variant, fdim, rank):
             assert (full - torch.log_softmax(m.lm(ids).logits, -1)).abs().max() > 1e-3
         out = None
         for k in range(ids.shape[1]):
-            out = m.lm(ids[:, k:k + 1], past_key_values=None if out is None else out.past_key_values, use_cache=True)
+            out = m.lm(ids[:, k:k + 1], cache=None if out is None else output_cache(out), use_cache=True)
             got = proc(ids[:, :k + 1], out.logits[:, -1])
             torch.testing.assert_close(got, full[:, k], atol=1e-5, rtol=1e-5)
 

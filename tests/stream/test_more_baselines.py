@@ -248,3 +248,43 @@ def test_llm_shared_prefix_cache_gives_the_whole_prompt_scores(arch, llm):
     assert shared_prefix_length(seqs, 10**6) > 100  # the few-shot examples really are shared
     assert shared_prefix_length([[1, 2, 3], [1, 2, 4], [1, 5]], 10) == 1
     assert shared_prefix_length([[1, 2, 3], [1, 2, 3]], 2) == 2
+
+
+
+class _CacheNamed(torch.nn.Module):
+    """A causal LM that takes its key/value cache under one name only: `cache` (transformers 5) or
+    `past_key_values` (releases before the rename). Records whether each call got a cache."""
+
+    def __init__(self, lm, name):
+        super().__init__()
+        self.lm, self.config, self.calls = lm, lm.config, []
+        self.forward = self._new if name == "cache" else self._old
+
+    def _new(self, input_ids=None, attention_mask=None, cache=None, use_cache=None, position_ids=None):
+        self.calls.append(cache is not None)
+        return self.lm(input_ids=input_ids, attention_mask=attention_mask, cache=cache, use_cache=use_cache,
+                       position_ids=position_ids)
+
+    def _old(self, input_ids=None, attention_mask=None, past_key_values=None, use_cache=None, position_ids=None):
+        self.calls.append(past_key_values is not None)
+        return self._new(input_ids, attention_mask, past_key_values, use_cache, position_ids)
+
+
+def test_llm_passes_the_cache_under_the_name_the_model_takes(llm):
+    from tempo_analysis.causal_lm import cache_keyword
+
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("no_switch", "switch"), seed=2)
+    train, test = tl.subset(tl.timeline_ids[:4]), tl.subset(tl.timeline_ids[4:])
+    _, tok = llm
+    model = _tiny_llama(tok)
+    assert cache_keyword(model) == "cache"  # transformers 5's name (past_key_values is deprecated)
+    prompts = [FewShotLLMClassifier((model, tok), window=3, shots=2, seed=0).fit(train).prompt_for(test, r)
+               for r in range(3)]
+    want = FewShotLLMClassifier((model, tok), window=3, shots=2, seed=0, batch_size=2, prefix_cache=False
+                                ).fit(train).label_logprobs(prompts)
+    for name in ("cache", "past_key_values"):
+        wrapped = _CacheNamed(model, name)
+        assert cache_keyword(wrapped) == name
+        got = FewShotLLMClassifier((wrapped, tok), window=3, shots=2, seed=0, batch_size=2).fit(train).label_logprobs(prompts)
+        np.testing.assert_allclose(got, want, atol=1e-4)
+        assert any(wrapped.calls), name  # the shared prefix really went in as a cache
