@@ -94,6 +94,9 @@ def register(subparsers) -> None:
                    help="`stream evaluate` --out files; =NAME renames the file's model in the table")
     c.add_argument("--against", default=None,
                    help="the reference row ('NAME' or 'NAME w=W'; default: the best baseline with every fold)")
+    c.add_argument("--window-on-dev", default=None, metavar="W1,W2",
+                   help="also add, for each model run (with --tune) at all of these windows, a row whose window is "
+                        "chosen per fold and seed on dev (the best dev macro-F1), e.g. --window-on-dev 20,40")
     c.add_argument("--out", default=None, help="write the Markdown table here too")
     c.add_argument("--json", default=None, help="write the comparison (every number in the table) as JSON")
     add_output_options(c)
@@ -110,18 +113,28 @@ Every file must come from the same --data, --folds, --dev-fraction and --split-s
 k holds the same test timelines in each; windows and seeds may differ. One row per model and
 window: macro-F1 mean ± std over its runs (folds x seeds), per-class F1, the per-fold macro-F1
 (mean over seeds) and the per-fold differences against the reference row, with wins and losses.
+With --window-on-dev 20,40, each model run with --tune at both windows gets one more row, "w=dev:20,40",
+whose window is chosen per fold and seed by the dev macro-F1 (the test folds play no part).
 """
 
 
 def compare(args) -> int:
     """Print (and optionally write) the paired comparison table."""
-    from tempo_analysis.stream.comparison import format_markdown, load_evaluation, paired_comparison
+    from tempo_analysis.stream.comparison import (choose_window_on_dev, format_markdown, load_evaluation,
+                                                  paired_comparison)
 
     outs = [prepare_output_file(f, overwrite=args.overwrite) for f in (args.out, args.json) if f]
     rows = []
     for item in args.results:
         path, sep, name = item.partition("=")
         rows += load_evaluation(path, name=name if sep else None)
+    if args.window_on_dev:
+        try:
+            windows = [int(w) for w in args.window_on_dev.split(",")]
+        except ValueError:
+            raise ValueError(f"--window-on-dev {args.window_on_dev!r}: give windows as integers joined by commas, "
+                             f"e.g. 20,40") from None
+        rows += choose_window_on_dev(rows, windows)
     result = paired_comparison(rows, against=args.against)
     table = format_markdown(result)
     print(table)

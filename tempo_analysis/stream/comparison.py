@@ -18,11 +18,16 @@ Rows of one model and window from several files (folds run in separate processes
 fold and are baselines (not TempoFormer or one of its ablations); Δ is each row's per-fold score
 minus the reference's, over the folds both ran. Files written before the split settings were
 recorded (no ``dev_fraction`` / ``split_seed``) are read with the CLI defaults, 0.25 and 0.
+
+The window can be chosen on dev too (`choose_window_on_dev`, `stream compare --window-on-dev
+20,40`): the windows' runs share their dev timelines, so for each (fold, seed) the run of the
+window with the best dev macro-F1 is the one scored, and the test fold plays no part in the choice.
 """
 
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,7 +42,7 @@ class EvaluationRow:
     """One model at one window: its runs' macro-F1 by fold, and where they came from."""
 
     name: str
-    window: int
+    window: int | str  # a string ("dev:20,40") for a row whose window was chosen on dev
     model: str
     runs: list = field(repr=False)
     split: dict = field(repr=False)
@@ -135,6 +140,66 @@ def join_parts(rows) -> list[EvaluationRow]:
     return list(joined.values())
 
 
+def _dev_score(run: dict, row: EvaluationRow) -> float:
+    """The dev macro-F1 of a `--tune` run: that of the grid point it chose (the best on dev)."""
+    grid = (run.get("tuned") or {}).get("grid")
+    if not grid:
+        raise ValueError(f"{row.source}: {row.label} fold {run['fold']} seed {run['seed']} has no dev scores, so its "
+                         f"window cannot be chosen on dev. Fix: run it with `stream evaluate --tune ...` (every "
+                         f"grid point's dev macro-F1 is recorded), or drop --window-on-dev.")
+    return max(float(point["dev_macro_f1"]) for point in grid)
+
+
+def choose_window_on_dev(rows, windows) -> list[EvaluationRow]:
+    """One row per model name that has runs at every window in `windows`: the window chosen on dev.
+
+    For each (fold, seed) that every one of those windows ran, the run of the window with the
+    highest dev macro-F1 (the best grid point of its `--tune` search; ties go to the smaller
+    window) is kept, with ``window`` and ``dev_macro_f1`` added to it. The dev timelines are the
+    same at every window (the split does not depend on it), so the test fold plays no part in the
+    choice. The row's window is ``"dev:" + the windows``. (fold, seed) pairs that some window did
+    not run are left out with a warning. Only the new rows are returned: give them to
+    `paired_comparison` with the others.
+    """
+    windows = sorted({int(w) for w in windows})
+    if len(windows) < 2:
+        raise ValueError(f"--window-on-dev {windows}: give two or more windows to choose from (e.g. 20,40)")
+    rows = list(rows)
+    if rows:
+        check_same_split(rows)
+    by_name: dict[str, dict[int, EvaluationRow]] = {}
+    for r in join_parts(rows):
+        if isinstance(r.window, str):
+            continue  # a row chosen on dev already
+        by_name.setdefault(r.name, {})[int(r.window)] = r
+    out = []
+    for name, at in by_name.items():
+        if not set(windows) <= set(at):
+            continue
+        keyed = {w: {(int(x["fold"]), int(x["seed"])): x for x in at[w].runs} for w in windows}
+        shared = sorted(set.intersection(*(set(k) for k in keyed.values())))
+        left = sorted(set.union(*(set(k) for k in keyed.values())) - set(shared))
+        if left:
+            warnings.warn(f"{name}: (fold, seed) {left} did not run at every window in {windows}; the window "
+                          f"chosen on dev leaves them out", stacklevel=2)
+        if not shared:
+            raise ValueError(f"{name}: no (fold, seed) ran at every window in {windows}; nothing to choose from")
+        runs = []
+        for key in shared:
+            scores = [(_dev_score(keyed[w][key], at[w]), -w) for w in windows]
+            best, neg_w = max(scores)
+            runs.append({**keyed[-neg_w][key], "window": -neg_w, "dev_macro_f1": best})
+        first = at[windows[0]]
+        seconds = [at[w].seconds for w in windows]
+        out.append(EvaluationRow(name, "dev:" + ",".join(map(str, windows)), first.model, runs, first.split,
+                                 " + ".join(at[w].source for w in windows),
+                                 None if None in seconds else float(sum(seconds))))
+    if not out:
+        raise ValueError(f"--window-on-dev {','.join(map(str, windows))}: no model has runs at all of these windows "
+                         f"(have: {sorted((r.name, r.window) for r in rows)})")
+    return out
+
+
 def paired_comparison(rows, against: str | None = None) -> dict:
     """Mean ± std per row and per-fold differences against a reference row (see the module docstring)."""
     rows = list(rows)
@@ -198,4 +263,4 @@ def format_markdown(result: dict) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["EvaluationRow", "check_same_split", "format_markdown", "join_parts", "load_evaluation", "paired_comparison"]
+__all__ = ["EvaluationRow", "check_same_split", "choose_window_on_dev", "format_markdown", "join_parts", "load_evaluation", "paired_comparison"]

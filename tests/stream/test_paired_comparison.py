@@ -5,7 +5,7 @@ import json
 import pytest
 
 from tempo_analysis.cli import main
-from tempo_analysis.stream.comparison import format_markdown, load_evaluation, paired_comparison
+from tempo_analysis.stream.comparison import choose_window_on_dev, format_markdown, load_evaluation, paired_comparison
 
 
 def _report(model, by_window, *, tune=None, split_seed=0, timelines=20):
@@ -129,3 +129,49 @@ def test_only_folds_runs_the_named_folds_of_the_same_split():
     assert part["runs"][0]["n_test"] == full["runs"][2]["n_test"]
     with pytest.raises(ValueError, match="0..2"):
         cross_validate(make, tl, folds=3, fold_ids=[3], progress=False)
+
+
+def _tuned(by_window, dev):
+    """A --tune report: by_window {w: {(fold, seed): test macro_f1}}, dev {w: {(fold, seed): best dev F1}}."""
+    rep = _report("bilstm", by_window, tune={"lr": [1e-3, 1e-4]})
+    for w, res in rep["by_window"].items():
+        for run in res["runs"]:
+            best = dev[int(w)][(run["fold"], run["seed"])]
+            worse = best - (0.2 if int(w) == 40 else 0.05)  # the first grid point is not the best one
+            run["tuned"] = {"chosen": {"lr": 1e-4}, "grid": [{"lr": 1e-3, "dev_macro_f1": worse},
+                                                              {"lr": 1e-4, "dev_macro_f1": best}]}
+    return rep
+
+
+def test_the_window_chosen_on_dev_takes_each_fold_from_the_better_dev_window(tmp_path):
+    w20 = {(0, 0): 0.70, (1, 0): 0.60, (2, 0): 0.80}
+    w40 = {(0, 0): 0.90, (1, 0): 0.50, (2, 0): 0.85, (2, 1): 0.1}  # (2, 1) has no w=20 partner
+    dev = {20: {(0, 0): 0.60, (1, 0): 0.70, (2, 0): 0.75}, 40: {(0, 0): 0.65, (1, 0): 0.60, (2, 0): 0.75, (2, 1): 0.9}}
+    a, b = tmp_path / "w20.json", tmp_path / "w40.json"
+    a.write_text(json.dumps(_tuned({20: w20}, dev)))
+    b.write_text(json.dumps(_tuned({40: w40}, dev)))
+    rows = load_evaluation(a) + load_evaluation(b)
+    with pytest.warns(UserWarning, match=r"\(2, 1\)"):
+        (chosen,) = choose_window_on_dev(rows, [40, 20])
+    # fold 0: 40 is better on dev; fold 1: 20; fold 2: a dev tie goes to the smaller window
+    assert chosen.label == "bilstm (tuned on dev) w=dev:20,40"
+    assert [(r["fold"], r["window"], r["macro_f1"]) for r in chosen.runs] == [(0, 40, 0.9), (1, 20, 0.6), (2, 20, 0.8)]
+    with pytest.warns(UserWarning):
+        res = paired_comparison(rows + choose_window_on_dev(rows, [20, 40]), against="bilstm (tuned on dev) w=20")
+    row = {r["label"]: r for r in res["rows"]}["bilstm (tuned on dev) w=dev:20,40"]
+    assert row["delta_vs_reference"] == pytest.approx({"0": 0.2, "1": 0.0, "2": 0.0})
+    assert "| bilstm (tuned on dev) | dev:20,40 | 3 × 1 |" in format_markdown(res)
+
+
+def test_the_window_on_dev_needs_dev_scores_and_two_windows(tmp_path, files, capsys):
+    plain = tmp_path / "w40.json"
+    plain.write_text(json.dumps(_report("bilstm", {40: {(f, s): 0.5 for f in range(3) for s in (0, 1)}})))
+    rows = load_evaluation(files["bilstm"]) + load_evaluation(plain)
+    with pytest.raises(ValueError, match="no dev scores.*--tune"):
+        choose_window_on_dev(rows, [5, 40])
+    with pytest.raises(ValueError, match="two or more windows"):
+        choose_window_on_dev(rows, [5])
+    with pytest.raises(ValueError, match="no model has runs at all of these windows"):
+        choose_window_on_dev(rows, [5, 10])
+    assert main(["stream", "compare", str(files["bilstm"]), "--window-on-dev", "5,x"]) == 2
+    assert "integers joined by commas" in capsys.readouterr().err
