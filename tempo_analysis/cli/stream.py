@@ -97,6 +97,9 @@ def register(subparsers) -> None:
     c.add_argument("--window-on-dev", default=None, metavar="W1,W2",
                    help="also add, for each model run (with --tune) at all of these windows, a row whose window is "
                         "chosen per fold and seed on dev (the best dev macro-F1), e.g. --window-on-dev 20,40")
+    c.add_argument("--seeds", default=None, metavar="S1,S2",
+                   help="keep only the runs of these seeds in every row, so that rows are paired seed for seed "
+                        "(e.g. --seeds 0,12,123); rows without them are named in a warning")
     c.add_argument("--out", default=None, help="write the Markdown table here too")
     c.add_argument("--json", default=None, help="write the comparison (every number in the table) as JSON")
     add_output_options(c)
@@ -115,19 +118,26 @@ window: macro-F1 mean ± std over its runs (folds x seeds), per-class F1, the pe
 (mean over seeds) and the per-fold differences against the reference row, with wins and losses.
 With --window-on-dev 20,40, each model run with --tune at both windows gets one more row, "w=dev:20,40",
 whose window is chosen per fold and seed by the dev macro-F1 (the test folds play no part).
+With --seeds 0,12,123, every row keeps only those seeds' runs, so rows are paired seed for seed.
 """
 
 
 def compare(args) -> int:
     """Print (and optionally write) the paired comparison table."""
     from tempo_analysis.stream.comparison import (choose_window_on_dev, format_markdown, load_evaluation,
-                                                  paired_comparison)
+                                                  paired_comparison, select_seeds)
 
     outs = [prepare_output_file(f, overwrite=args.overwrite) for f in (args.out, args.json) if f]
     rows = []
     for item in args.results:
         path, sep, name = item.partition("=")
         rows += load_evaluation(path, name=name if sep else None)
+    if args.seeds:
+        try:
+            seeds = [int(s) for s in args.seeds.split(",")]
+        except ValueError:
+            raise ValueError(f"--seeds {args.seeds!r}: give seeds as integers joined by commas, e.g. 0,12,123") from None
+        rows = select_seeds(rows, seeds)
     if args.window_on_dev:
         try:
             windows = [int(w) for w in args.window_on_dev.split(",")]
@@ -136,6 +146,8 @@ def compare(args) -> int:
                              f"e.g. 20,40") from None
         rows += choose_window_on_dev(rows, windows)
     result = paired_comparison(rows, against=args.against)
+    if args.seeds:
+        result["selected_seeds"] = sorted(set(seeds))
     table = format_markdown(result)
     print(table)
     if args.out:

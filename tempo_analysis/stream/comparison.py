@@ -22,6 +22,9 @@ recorded (no ``dev_fraction`` / ``split_seed``) are read with the CLI defaults, 
 The window can be chosen on dev too (`choose_window_on_dev`, `stream compare --window-on-dev
 20,40`): the windows' runs share their dev timelines, so for each (fold, seed) the run of the
 window with the best dev macro-F1 is the one scored, and the test fold plays no part in the choice.
+
+With `select_seeds` (`stream compare --seeds 0,12,123`) every row keeps only the runs of the
+given seeds, so a model run with more seeds than its baseline is paired seed for seed.
 """
 
 from __future__ import annotations
@@ -197,6 +200,33 @@ def choose_window_on_dev(rows, windows) -> list[EvaluationRow]:
     if not out:
         raise ValueError(f"--window-on-dev {','.join(map(str, windows))}: no model has runs at all of these windows "
                          f"(have: {sorted((r.name, r.window) for r in rows)})")
+    return out
+
+
+def select_seeds(rows, seeds) -> list[EvaluationRow]:
+    """The rows with only the runs of `seeds`, so that every row's per-fold mean is over the same seeds.
+
+    A model run with four seeds compared with a baseline run with three is then paired seed for
+    seed. A row holding none of the seeds is dropped and a row missing some of them is kept, each
+    with a warning that names it and the seeds it has, so that nothing is left out silently.
+    """
+    want = sorted({int(s) for s in seeds})
+    if not want:
+        raise ValueError("--seeds: give one or more seeds joined by commas, e.g. 0,12,123")
+    out = []
+    for r in rows:
+        runs = [x for x in r.runs if int(x["seed"]) in want]
+        if not runs:
+            warnings.warn(f"{r.label} ({r.source}) has no run with seeds {want} (it has {r.seeds}); it is left "
+                          f"out of the comparison", stacklevel=2)
+            continue
+        kept = EvaluationRow(r.name, r.window, r.model, runs, r.split, r.source, r.seconds)
+        missing = {f: sorted(set(want) - {int(x["seed"]) for x in runs if int(x["fold"]) == f}) for f in kept.folds}
+        missing = {f: m for f, m in missing.items() if m}
+        if missing:
+            warnings.warn(f"{r.label} ({r.source}) lacks seeds {missing} (fold: seeds); its per-fold means there "
+                          f"are over the seeds it has", stacklevel=2)
+        out.append(kept)
     return out
 
 

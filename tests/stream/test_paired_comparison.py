@@ -5,7 +5,8 @@ import json
 import pytest
 
 from tempo_analysis.cli import main
-from tempo_analysis.stream.comparison import choose_window_on_dev, format_markdown, load_evaluation, paired_comparison
+from tempo_analysis.stream.comparison import (choose_window_on_dev, format_markdown, load_evaluation, paired_comparison,
+                                              select_seeds)
 
 
 def _report(model, by_window, *, tune=None, split_seed=0, timelines=20):
@@ -174,4 +175,33 @@ def test_the_window_on_dev_needs_dev_scores_and_two_windows(tmp_path, files, cap
     with pytest.raises(ValueError, match="no model has runs at all of these windows"):
         choose_window_on_dev(rows, [5, 10])
     assert main(["stream", "compare", str(files["bilstm"]), "--window-on-dev", "5,x"]) == 2
+    assert "integers joined by commas" in capsys.readouterr().err
+
+
+def test_seeds_pair_rows_seed_for_seed_and_name_what_they_lack(tmp_path, capsys):
+    four = tmp_path / "tf.json"
+    three = tmp_path / "bilstm.json"
+    # seed 1 is far better for the model: with it, the model's fold means are higher
+    four.write_text(json.dumps(_report("tempoformer", {40: {(f, s): (0.9 if s == 1 else 0.6)
+                                                             for f in range(3) for s in (0, 1, 12)}})))
+    three.write_text(json.dumps(_report("bilstm", {40: {(0, 0): 0.7, (0, 12): 0.7, (1, 0): 0.5, (1, 12): 0.5,
+                                                        (2, 0): 0.6}})))
+    rows = load_evaluation(four) + load_evaluation(three)
+    with pytest.warns(UserWarning, match=r"bilstm.*lacks seeds \{2: \[12\]\}"):
+        kept = select_seeds(rows, [12, 0])
+    res = paired_comparison(kept, against="bilstm")
+    row = {r["name"]: r for r in res["rows"]}["tempoformer"]
+    assert row["seeds"] == [0, 12] and row["n_runs"] == 6
+    assert row["delta_vs_reference"] == pytest.approx({"0": -0.1, "1": 0.1, "2": 0.0})
+    with pytest.warns(UserWarning, match=r"bilstm.*has no run with seeds \[1\]"):
+        (only,) = select_seeds(rows, [1])
+    assert only.name == "tempoformer" and only.seeds == [1]
+    out = tmp_path / "t.json"
+    with pytest.warns(UserWarning):
+        assert main(["stream", "compare", str(four), str(three), "--seeds", "0,12", "--against", "bilstm",
+                     "--json", str(out)]) == 0
+    saved = json.loads(out.read_text())
+    assert saved["selected_seeds"] == [0, 12]
+    assert {r["name"]: r["seeds"] for r in saved["rows"]} == {"tempoformer": [0, 12], "bilstm": [0, 12]}
+    assert main(["stream", "compare", str(four), "--seeds", "0,x"]) == 2
     assert "integers joined by commas" in capsys.readouterr().err
