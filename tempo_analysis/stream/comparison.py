@@ -207,14 +207,14 @@ def select_seeds(rows, seeds) -> list[EvaluationRow]:
     """The rows with only the runs of `seeds`, so that every row's per-fold mean is over the same seeds.
 
     A model run with four seeds compared with a baseline run with three is then paired seed for
-    seed. A row holding none of the seeds is dropped and a row missing some of them is kept, each
+    seed. The parts of one row in several files are joined first (`join_parts`). A row holding none of the seeds is dropped and a row missing some of them is kept, each
     with a warning that names it and the seeds it has, so that nothing is left out silently.
     """
     want = sorted({int(s) for s in seeds})
     if not want:
         raise ValueError("--seeds: give one or more seeds joined by commas, e.g. 0,12,123")
     out = []
-    for r in rows:
+    for r in join_parts(rows):
         runs = [x for x in r.runs if int(x["seed"]) in want]
         if not runs:
             warnings.warn(f"{r.label} ({r.source}) has no run with seeds {want} (it has {r.seeds}); it is left "

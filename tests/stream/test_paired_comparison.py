@@ -184,11 +184,14 @@ def test_seeds_pair_rows_seed_for_seed_and_name_what_they_lack(tmp_path, capsys)
     # seed 1 is far better for the model: with it, the model's fold means are higher
     four.write_text(json.dumps(_report("tempoformer", {40: {(f, s): (0.9 if s == 1 else 0.6)
                                                              for f in range(3) for s in (0, 1, 12)}})))
-    three.write_text(json.dumps(_report("bilstm", {40: {(0, 0): 0.7, (0, 12): 0.7, (1, 0): 0.5, (1, 12): 0.5,
-                                                        (2, 0): 0.6}})))
-    rows = load_evaluation(four) + load_evaluation(three)
-    with pytest.warns(UserWarning, match=r"bilstm.*lacks seeds \{2: \[12\]\}"):
+    three.write_text(json.dumps(_report("bilstm", {40: {(0, 0): 0.7, (1, 0): 0.5, (2, 0): 0.6}})))
+    part = tmp_path / "bilstm_seed12.json"   # seed 12 run in its own process: joined before selecting
+    part.write_text(json.dumps(_report("bilstm", {40: {(0, 12): 0.7, (1, 12): 0.5}})))
+    rows = load_evaluation(four) + load_evaluation(three) + load_evaluation(part)
+    with pytest.warns(UserWarning) as caught:
         kept = select_seeds(rows, [12, 0])
+    (warned,) = [str(w.message) for w in caught]   # one warning: the joined row, not each file
+    assert warned.startswith("bilstm w=40 (") and "lacks seeds {2: [12]}" in warned
     res = paired_comparison(kept, against="bilstm")
     row = {r["name"]: r for r in res["rows"]}["tempoformer"]
     assert row["seeds"] == [0, 12] and row["n_runs"] == 6
@@ -198,7 +201,7 @@ def test_seeds_pair_rows_seed_for_seed_and_name_what_they_lack(tmp_path, capsys)
     assert only.name == "tempoformer" and only.seeds == [1]
     out = tmp_path / "t.json"
     with pytest.warns(UserWarning):
-        assert main(["stream", "compare", str(four), str(three), "--seeds", "0,12", "--against", "bilstm",
+        assert main(["stream", "compare", str(four), str(three), str(part), "--seeds", "0,12", "--against", "bilstm",
                      "--json", str(out)]) == 0
     saved = json.loads(out.read_text())
     assert saved["selected_seeds"] == [0, 12]
