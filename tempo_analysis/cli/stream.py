@@ -151,7 +151,8 @@ def compare(args) -> int:
     table = format_markdown(result)
     print(table)
     if args.out:
-        head = text_header(f"stream compare: paired per-fold macro-F1 against {result['reference']}")
+        seeds_note = f" (seeds {', '.join(map(str, result['selected_seeds']))} only)" if args.seeds else ""
+        head = text_header(f"stream compare: paired per-fold macro-F1 against {result['reference']}{seeds_note}")
         write_file_atomic(outs[0], head + "\n" + table + "\n")
     if args.json:
         write_file_atomic(outs[-1], json.dumps(stamp(result, "stream-compare"), indent=2))

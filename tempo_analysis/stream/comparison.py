@@ -207,8 +207,10 @@ def select_seeds(rows, seeds) -> list[EvaluationRow]:
     """The rows with only the runs of `seeds`, so that every row's per-fold mean is over the same seeds.
 
     A model run with four seeds compared with a baseline run with three is then paired seed for
-    seed. The parts of one row in several files are joined first (`join_parts`). A row holding none of the seeds is dropped and a row missing some of them is kept, each
-    with a warning that names it and the seeds it has, so that nothing is left out silently.
+    seed. The parts of one row in several files are joined first (`join_parts`). A row holding
+    none of the seeds is dropped and a row missing some of them is kept, each with a warning that
+    names it and the seeds it has, so that nothing is left out silently. A kept row's ``seconds``
+    is the sum of its kept runs' (None when a run has no timing), not its files' whole wall time.
     """
     want = sorted({int(s) for s in seeds})
     if not want:
@@ -220,7 +222,9 @@ def select_seeds(rows, seeds) -> list[EvaluationRow]:
             warnings.warn(f"{r.label} ({r.source}) has no run with seeds {want} (it has {r.seeds}); it is left "
                           f"out of the comparison", stacklevel=2)
             continue
-        kept = EvaluationRow(r.name, r.window, r.model, runs, r.split, r.source, r.seconds)
+        timed = [x.get("seconds") for x in runs]
+        seconds = None if None in timed else float(sum(timed))
+        kept = EvaluationRow(r.name, r.window, r.model, runs, r.split, r.source, seconds)
         missing = {f: sorted(set(want) - {int(x["seed"]) for x in runs if int(x["fold"]) == f}) for f in kept.folds}
         missing = {f: m for f, m in missing.items() if m}
         if missing:

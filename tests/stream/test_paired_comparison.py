@@ -182,8 +182,11 @@ def test_seeds_pair_rows_seed_for_seed_and_name_what_they_lack(tmp_path, capsys)
     four = tmp_path / "tf.json"
     three = tmp_path / "bilstm.json"
     # seed 1 is far better for the model: with it, the model's fold means are higher
-    four.write_text(json.dumps(_report("tempoformer", {40: {(f, s): (0.9 if s == 1 else 0.6)
-                                                             for f in range(3) for s in (0, 1, 12)}})))
+    rep = _report("tempoformer", {40: {(f, s): (0.9 if s == 1 else 0.6) for f in range(3) for s in (0, 1, 12)}})
+    rep["seconds"] = 90.0
+    for run in rep["by_window"]["40"]["runs"]:
+        run["seconds"] = 10.0
+    four.write_text(json.dumps(rep))
     three.write_text(json.dumps(_report("bilstm", {40: {(0, 0): 0.7, (1, 0): 0.5, (2, 0): 0.6}})))
     part = tmp_path / "bilstm_seed12.json"   # seed 12 run in its own process: joined before selecting
     part.write_text(json.dumps(_report("bilstm", {40: {(0, 12): 0.7, (1, 12): 0.5}})))
@@ -195,14 +198,16 @@ def test_seeds_pair_rows_seed_for_seed_and_name_what_they_lack(tmp_path, capsys)
     res = paired_comparison(kept, against="bilstm")
     row = {r["name"]: r for r in res["rows"]}["tempoformer"]
     assert row["seeds"] == [0, 12] and row["n_runs"] == 6
+    assert row["seconds"] == 60.0   # the kept runs' time, not the file's
     assert row["delta_vs_reference"] == pytest.approx({"0": -0.1, "1": 0.1, "2": 0.0})
     with pytest.warns(UserWarning, match=r"bilstm.*has no run with seeds \[1\]"):
         (only,) = select_seeds(rows, [1])
     assert only.name == "tempoformer" and only.seeds == [1]
-    out = tmp_path / "t.json"
+    out, md = tmp_path / "t.json", tmp_path / "t.md"
     with pytest.warns(UserWarning):
         assert main(["stream", "compare", str(four), str(three), str(part), "--seeds", "0,12", "--against", "bilstm",
-                     "--json", str(out)]) == 0
+                     "--json", str(out), "--out", str(md)]) == 0
+    assert "(seeds 0, 12 only)" in md.read_text().splitlines()[0]
     saved = json.loads(out.read_text())
     assert saved["selected_seeds"] == [0, 12]
     assert {r["name"]: r["seeds"] for r in saved["rows"]} == {"tempoformer": [0, 12], "bilstm": [0, 12]}
