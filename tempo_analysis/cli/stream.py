@@ -56,6 +56,10 @@ def register(subparsers) -> None:
     e.add_argument("--llm", default=None, help="llm_few_shot: causal LM ('default' = embedded SmolLM2-135M-Instruct, "
                                                 "an HF name, or a folder)")
     e.add_argument("--shots", type=int, default=None, help="llm_few_shot: examples in the prompt (paper: 5, 10)")
+    e.add_argument("--calibrate", default=None, choices=["none", "content-free", "dev-mean"],
+                   help="llm_few_shot: subtract a per-label bias from the label log-probabilities: the "
+                        "content-free prompt's (post 'N/A'; Zhao et al. 2021) or the mean over the dev posts' "
+                        "prompts (no dev label is read); default none, as in the paper")
     e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
     e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
     e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
@@ -167,7 +171,7 @@ def settings_from_args(args) -> tuple[dict, dict]:
     """
     s = {}
     for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary", "dropout", "llm",
-                "shots"):
+                "shots", "calibrate"):
         if getattr(args, key, None) is not None:
             s[key] = getattr(args, key)
     if args.model is not None:

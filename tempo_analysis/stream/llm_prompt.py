@@ -14,6 +14,16 @@ label is SCORED: the summed log-probability of its tokens after the prompt; `pre
 the softmax over labels. This is the same decision for a one-token answer and never yields an
 unparseable output.
 
+Calibration (`calibrate`; the paper uses none). A small LM often prefers one label whatever the
+post says (the embedded 135M model answers the majority label for every LRS post). Two standard
+corrections subtract a per-label bias b from the log-probabilities before the softmax:
+- ``"content-free"`` (contextual calibration, Zhao et al. 2021, "Calibrate before use"): b is the
+  label log-probabilities for the same prompt with no history and the post ``N/A``. One extra
+  prompt; no label is read.
+- ``"dev-mean"``: b is the mean label log-probability over the dev posts' prompts, so that on dev
+  no label is favoured on average. It needs `fit(train, dev)`; the dev labels are not read.
+The bias is learned in `fit` (``bias_``; zeros without calibration).
+
 `llm`: "default" (embedded SmolLM2-135M-Instruct, offline), any Hugging Face causal LM name
 (e.g. "mistralai/Mistral-7B-Instruct-v0.2" when online), a local folder, or a loaded
 (model, tokenizer) pair.
@@ -47,6 +57,8 @@ LRS_TASK = ("Given the most recent online conversation history between users aro
             "the total number of oppositions (querying or denying) and supports or vice versa.")
 GENERIC_TASK = ("Given the most recent online conversation history between users, determine the label of the "
                 "most recent input user post.")
+CALIBRATIONS = ("none", "content-free", "dev-mean")
+CONTENT_FREE = "N/A"  # the content-free post of contextual calibration
 SYSTEM = "You are a helpful, respectful and honest assistant for labeling online conversations between users."
 
 
@@ -118,6 +130,7 @@ class FewShotLLMClassifier:
     max_post_chars: int = 280  # longer posts are cut (a tweet's length)
     batch_size: int = 4
     prefix_cache: bool = True  # compute the shared prompt prefix once (see the module docstring)
+    calibrate: str = "none"  # "none" (paper), "content-free" or "dev-mean" (see the module docstring)
     seed: int = 0
     device: str = "auto"
     progress: bool = False
@@ -128,6 +141,9 @@ class FewShotLLMClassifier:
         self.window, self.shots = int(self.window), int(self.shots)
         if self.window < 1 or self.shots < 0:
             raise ValueError(f"window={self.window} must be >= 1 and shots={self.shots} >= 0")
+        if self.calibrate not in CALIBRATIONS:
+            raise ValueError(f"calibrate={self.calibrate!r} is not one of {', '.join(CALIBRATIONS)}. "
+                             f"Fix: use 'none' (the paper), 'content-free' or 'dev-mean'.")
 
     def _load(self):
         if isinstance(self.llm, tuple):
@@ -142,7 +158,10 @@ class FewShotLLMClassifier:
         return [texts[r] for r in rows[:-1]], texts[rows[-1]]
 
     def fit(self, train, dev=None) -> "FewShotLLMClassifier":
-        """Pick the few-shot examples from `train` (dev is not used: nothing is tuned)."""
+        """Pick the few-shot examples from `train`, then the calibration bias (dev: its texts only)."""
+        if self.calibrate == "dev-mean" and (dev is None or len(dev.df) == 0):
+            raise ValueError("calibrate='dev-mean' needs dev posts: call fit(train, dev), or use "
+                             "calibrate='content-free', which needs none")
         self.label_names_, codes = _labels_of(train)
         rng = np.random.default_rng(self.seed)
         labelled = np.flatnonzero(codes >= 0)
@@ -156,6 +175,13 @@ class FewShotLLMClassifier:
         self.examples_ = [(*self._history(train, w, picked[j]), self.label_names_[codes[picked[j]]]) for j in order]
         self.task_ = self.task or default_task(self.label_names_)
         self.model_, self.tokenizer_ = self._load()
+        self.bias_ = np.zeros(len(self.label_names_))
+        if self.calibrate == "content-free":
+            prompt = build_prompt(self.task_, self.label_names_, self.examples_, [], CONTENT_FREE,
+                                  self.max_post_chars)
+            self.bias_ = self.label_logprobs([prompt])[0]
+        elif self.calibrate == "dev-mean":
+            self.bias_ = self.label_logprobs(self._prompts(dev)).mean(0)
         return self
 
     def prompt_for(self, timelines, row: int) -> str:
@@ -259,13 +285,16 @@ class FewShotLLMClassifier:
                 out[rows, k] += lp[:, torch.arange(n), torch.as_tensor(ans[1:])].sum(-1).numpy()
         return out
 
+    def _prompts(self, timelines) -> list[str]:
+        w = timelines.windows(self.window)
+        return [build_prompt(self.task_, self.label_names_, self.examples_, *self._history(timelines, w, i),
+                             self.max_post_chars) for i in range(len(timelines.df))]
+
     def predict_proba(self, timelines) -> np.ndarray:
+        """Softmax over labels of (label log-probability - bias_)."""
         if not hasattr(self, "examples_"):
             raise ValueError("this classifier is not fitted yet; call fit(train_timelines) first")
-        w = timelines.windows(self.window)
-        prompts = [build_prompt(self.task_, self.label_names_, self.examples_, *self._history(timelines, w, i),
-                                self.max_post_chars) for i in range(len(timelines.df))]
-        lp = torch.as_tensor(self.label_logprobs(prompts))
+        lp = torch.as_tensor(self.label_logprobs(self._prompts(timelines)) - self.bias_)
         return lp.softmax(-1).numpy().astype(np.float32)
 
     def predict(self, timelines) -> np.ndarray:

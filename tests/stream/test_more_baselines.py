@@ -140,6 +140,31 @@ def test_llm_scores_each_label_after_the_prompt(llm, data):
     assert proba.shape == (len(test.df), 2) and np.allclose(proba.sum(1), 1, atol=1e-5)
 
 
+def test_llm_calibration_subtracts_a_content_free_or_dev_mean_bias(llm, data):
+    train, test = data
+    raw = FewShotLLMClassifier(llm, window=2, shots=2, seed=0).fit(train)
+    assert np.array_equal(raw.bias_, np.zeros(2))
+    lp = raw.label_logprobs([raw.prompt_for(test, r) for r in range(len(test.df))])
+
+    cf = FewShotLLMClassifier(llm, window=2, shots=2, seed=0, calibrate="content-free").fit(train)
+    assert cf.examples_ == raw.examples_
+    empty = build_prompt(cf.task_, cf.label_names_, cf.examples_, [], "N/A")
+    assert empty.rsplit("####\n", 1)[1] == "Input: <<<N/A>>>"
+    assert np.allclose(cf.bias_, raw.label_logprobs([empty])[0], atol=1e-5)
+    want = torch.as_tensor(lp - cf.bias_).softmax(-1).numpy()
+    assert np.allclose(cf.predict_proba(test), want, atol=1e-5)
+
+    dev = FewShotLLMClassifier(llm, window=2, shots=2, seed=0, calibrate="dev-mean").fit(train, test)
+    assert np.allclose(dev.bias_, lp.mean(0), atol=1e-5)  # the dev posts' own prompts, texts only
+    log_odds = np.log(dev.predict_proba(test)[:, 1]) - np.log(dev.predict_proba(test)[:, 0])
+    assert abs(log_odds.mean()) < 1e-3 and 0 < dev.predict(test).mean() < 1  # neither label always wins
+
+    with pytest.raises(ValueError, match="dev"):
+        FewShotLLMClassifier(llm, window=2, shots=2, calibrate="dev-mean").fit(train)
+    with pytest.raises(ValueError, match="calibrate='platt'.*content-free"):
+        FewShotLLMClassifier(llm, calibrate="platt")
+
+
 def test_options_a_model_does_not_take_are_refused(tmp_path, capsys):
     with pytest.raises(ValueError, match="epochs"):
         check_settings("random", {"epochs": 99})
@@ -151,6 +176,8 @@ def test_options_a_model_does_not_take_are_refused(tmp_path, capsys):
     assert main(args + ["--baseline", "random", "--epochs", "99"]) == 2
     assert "--epochs" in capsys.readouterr().err and not out.exists()
     assert main(args + ["--baseline", "llm_few_shot", "--hidden", "8"]) == 2
+    assert main(args + ["--baseline", "bilstm", "--calibrate", "content-free"]) == 2
+    assert "calibrate" in capsys.readouterr().err and not out.exists()
     assert main(args + ["--baseline", "random"]) == 0
     import json
 
