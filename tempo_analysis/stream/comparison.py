@@ -143,14 +143,10 @@ def join_parts(rows) -> list[EvaluationRow]:
     return list(joined.values())
 
 
-def _dev_score(run: dict, row: EvaluationRow) -> float:
-    """The dev macro-F1 of a `--tune` run: that of the grid point it chose (the best on dev)."""
+def _dev_score(run: dict) -> float | None:
+    """The dev macro-F1 of a `--tune` run (that of the grid point it chose, the best on dev), else None."""
     grid = (run.get("tuned") or {}).get("grid")
-    if not grid:
-        raise ValueError(f"{row.source}: {row.label} fold {run['fold']} seed {run['seed']} has no dev scores, so its "
-                         f"window cannot be chosen on dev. Fix: run it with `stream evaluate --tune ...` (every "
-                         f"grid point's dev macro-F1 is recorded), or drop --window-on-dev.")
-    return max(float(point["dev_macro_f1"]) for point in grid)
+    return max(float(point["dev_macro_f1"]) for point in grid) if grid else None
 
 
 def choose_window_on_dev(rows, windows) -> list[EvaluationRow]:
@@ -161,8 +157,9 @@ def choose_window_on_dev(rows, windows) -> list[EvaluationRow]:
     window) is kept, with ``window`` and ``dev_macro_f1`` added to it. The dev timelines are the
     same at every window (the split does not depend on it), so the test fold plays no part in the
     choice. The row's window is ``"dev:" + the windows``. (fold, seed) pairs that some window did
-    not run are left out with a warning. Only the new rows are returned: give them to
-    `paired_comparison` with the others.
+    not run are left out with a warning. A model whose runs have no dev scores (run without
+    ``--tune``) gets no chosen row, with a warning that names it; its fixed-window rows stay.
+    Only the new rows are returned: give them to `paired_comparison` with the others.
     """
     windows = sorted({int(w) for w in windows})
     if len(windows) < 2:
@@ -175,7 +172,7 @@ def choose_window_on_dev(rows, windows) -> list[EvaluationRow]:
         if isinstance(r.window, str):
             continue  # a row chosen on dev already
         by_name.setdefault(r.name, {})[int(r.window)] = r
-    out = []
+    out, untuned = [], []
     for name, at in by_name.items():
         if not set(windows) <= set(at):
             continue
@@ -187,16 +184,29 @@ def choose_window_on_dev(rows, windows) -> list[EvaluationRow]:
                           f"chosen on dev leaves them out", stacklevel=2)
         if not shared:
             raise ValueError(f"{name}: no (fold, seed) ran at every window in {windows}; nothing to choose from")
+        dev = {(w, key): _dev_score(keyed[w][key]) for w in windows for key in shared}
+        missing = sorted({(w, *key) for (w, key), score in dev.items() if score is None})
+        if missing:
+            untuned.append(f"{name} ({' + '.join(at[w].source for w in windows)}; (window, fold, seed) "
+                           f"{missing[:4]}{' ...' if len(missing) > 4 else ''})")
+            continue
         runs = []
         for key in shared:
-            scores = [(_dev_score(keyed[w][key], at[w]), -w) for w in windows]
-            best, neg_w = max(scores)
+            best, neg_w = max((dev[(w, key)], -w) for w in windows)
             runs.append({**keyed[-neg_w][key], "window": -neg_w, "dev_macro_f1": best})
         first = at[windows[0]]
         seconds = [at[w].seconds for w in windows]
         out.append(EvaluationRow(name, "dev:" + ",".join(map(str, windows)), first.model, runs, first.split,
                                  " + ".join(at[w].source for w in windows),
                                  None if None in seconds else float(sum(seconds))))
+    fix = ("run it with `stream evaluate --tune ...` (every grid point's dev macro-F1 is recorded), "
+           "or drop --window-on-dev")
+    if untuned and out:
+        warnings.warn(f"--window-on-dev: no dev scores, so no window chosen on dev for: {'; '.join(untuned)}. "
+                      f"Their fixed-window rows are kept; to choose, {fix}.", stacklevel=2)
+    if untuned and not out:
+        raise ValueError(f"--window-on-dev: no dev scores, so no window can be chosen on dev for: "
+                         f"{'; '.join(untuned)}. Fix: {fix}.")
     if not out:
         raise ValueError(f"--window-on-dev {','.join(map(str, windows))}: no model has runs at all of these windows "
                          f"(have: {sorted((r.name, r.window) for r in rows)})")

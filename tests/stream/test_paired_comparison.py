@@ -168,8 +168,15 @@ def test_the_window_on_dev_needs_dev_scores_and_two_windows(tmp_path, files, cap
     plain = tmp_path / "w40.json"
     plain.write_text(json.dumps(_report("bilstm", {40: {(f, s): 0.5 for f in range(3) for s in (0, 1)}})))
     rows = load_evaluation(files["bilstm"]) + load_evaluation(plain)
-    with pytest.raises(ValueError, match="no dev scores.*--tune"):
+    with pytest.raises(ValueError, match="no dev scores.*bilstm.*--tune"):
         choose_window_on_dev(rows, [5, 40])
+    # beside a tuned model, an untuned one is named in a warning and gets no chosen row
+    dev = {5: {(f, 0): 0.6 for f in range(3)}, 40: {(f, 0): 0.7 for f in range(3)}}
+    tuned = tmp_path / "tuned.json"
+    tuned.write_text(json.dumps(_tuned({5: dev[5], 40: dev[40]}, dev)))
+    with pytest.warns(UserWarning, match=r"no dev scores.*bilstm \(.*w40.json.*fixed-window rows are kept"):
+        chosen = choose_window_on_dev(rows + load_evaluation(tuned, name="tuned"), [5, 40])
+    assert [r.label for r in chosen] == ["tuned w=dev:5,40"]
     with pytest.raises(ValueError, match="two or more windows"):
         choose_window_on_dev(rows, [5])
     with pytest.raises(ValueError, match="no model has runs at all of these windows"):
