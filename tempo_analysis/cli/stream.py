@@ -119,7 +119,9 @@ COMPARE_DOC = """`tempo-analysis stream compare`: paired per-fold comparison of 
 Every file must come from the same --data, --folds, --dev-fraction and --split-seed, so that fold
 k holds the same test timelines in each; windows and seeds may differ. One row per model and
 window: macro-F1 mean ± std over its runs (folds x seeds), per-class F1, the per-fold macro-F1
-(mean over seeds) and the per-fold differences against the reference row, with wins and losses.
+(mean over seeds) and the per-fold differences against the reference row, with a 95% t interval
+for their mean over the folds (the folds share training data, so it is if anything too narrow)
+and wins and losses.
 With --window-on-dev 20,40, each model run with --tune at both windows gets one more row, "w=dev:20,40",
 whose window is chosen per fold and seed by the dev macro-F1 (the test folds play no part).
 With --seeds 0,12,123, every row keeps only those seeds' runs, so rows are paired seed for seed.

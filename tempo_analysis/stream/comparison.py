@@ -25,6 +25,11 @@ window with the best dev macro-F1 is the one scored, and the test fold plays no 
 
 With `select_seeds` (`stream compare --seeds 0,12,123`) every row keeps only the runs of the
 given seeds, so a model run with more seeds than its baseline is paired seed for seed.
+
+Each row's mean Δ comes with a 95% interval, the Student t interval over its per-fold differences
+(k - 1 degrees of freedom; `delta_ci95`). It treats the folds as independent, which they are not
+quite: their training sets overlap, so the interval is, if anything, too narrow. An interval that
+contains 0 therefore says plainly that the folds do not separate the two models.
 """
 
 from __future__ import annotations
@@ -244,6 +249,17 @@ def select_seeds(rows, seeds) -> list[EvaluationRow]:
     return out
 
 
+def delta_interval(deltas, level: float = 0.95) -> list[float] | None:
+    """The Student t interval for the mean of paired per-fold differences (None below two folds)."""
+    d = np.asarray(list(deltas), dtype=float)
+    if d.size < 2:
+        return None
+    from scipy import stats
+
+    half = stats.t.ppf(0.5 + level / 2, d.size - 1) * d.std(ddof=1) / np.sqrt(d.size)
+    return [float(d.mean() - half), float(d.mean() + half)]
+
+
 def paired_comparison(rows, against: str | None = None) -> dict:
     """Mean ± std per row and per-fold differences against a reference row (see the module docstring)."""
     rows = list(rows)
@@ -279,6 +295,7 @@ def paired_comparison(rows, against: str | None = None) -> dict:
             "per_fold": {str(f): v for f, v in pf.items()},
             "delta_vs_reference": {str(f): d for f, d in zip(shared, deltas)},
             "delta_mean": float(np.mean(deltas)) if deltas else None,
+            "delta_ci95": None if r is ref else delta_interval(deltas),
             "wins": int(sum(d > 0 for d in deltas)), "losses": int(sum(d < 0 for d in deltas)),
             "seconds": r.seconds,
         })
@@ -290,21 +307,24 @@ def format_markdown(result: dict) -> str:
     """The comparison as a Markdown table (per fold: seed-mean macro-F1; Δ: against the reference)."""
     names, k = result["label_names"], result["folds"]
     head = (["model", "w", "folds × seeds", "macro-F1 mean ± std"] + [f"F1 {n}" for n in names]
-            + [f"per fold ({', '.join(map(str, range(k)))})", f"Δ vs {result['reference']} (paired)", "wins / losses"])
+            + [f"per fold ({', '.join(map(str, range(k)))})", f"Δ vs {result['reference']} (paired)", "Δ 95% CI (t over folds)",
+               "wins / losses"])
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in result["rows"]:
         folds = " / ".join(f"{r['per_fold'][str(f)]:.3f}" if str(f) in r["per_fold"] else "–" for f in range(k))
+        ci = r.get("delta_ci95")  # absent in comparisons written before the interval was added
         if r["label"] == result["reference"]:
-            delta, wl = "(reference)", "–"
+            delta, interval, wl = "(reference)", "–", "–"
         elif r["delta_mean"] is None:
-            delta, wl = "no shared fold", "–"
+            delta, interval, wl = "no shared fold", "–", "–"
         else:
             delta = f"{r['delta_mean']:+.3f} ({', '.join(f'{d:+.3f}' for d in r['delta_vs_reference'].values())})"
+            interval = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "–"
             wl = f"{r['wins']} / {r['losses']}"
         cells = [r["name"], str(r["window"]), f"{len(r['folds'])} × {len(r['seeds'])}",
                  f"{r['macro_f1_mean']:.3f} ± {r['macro_f1_std']:.3f}"] + [f"{r['f1'][n]:.3f}" for n in names]
-        lines.append("| " + " | ".join(cells + [folds, delta, wl]) + " |")
+        lines.append("| " + " | ".join(cells + [folds, delta, interval, wl]) + " |")
     return "\n".join(lines)
 
 
-__all__ = ["EvaluationRow", "check_same_split", "choose_window_on_dev", "format_markdown", "join_parts", "load_evaluation", "paired_comparison"]
+__all__ = ["EvaluationRow", "check_same_split", "choose_window_on_dev", "delta_interval", "format_markdown", "join_parts", "load_evaluation", "paired_comparison"]

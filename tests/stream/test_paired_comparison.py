@@ -46,11 +46,15 @@ def test_differences_are_per_fold_against_the_best_full_baseline(files):
     tf = by["tempoformer w=20"]
     assert tf["delta_vs_reference"] == pytest.approx({"0": 0.2, "1": 0.1, "2": -0.05})
     assert tf["delta_mean"] == pytest.approx(0.25 / 3) and (tf["wins"], tf["losses"]) == (2, 1)
+    # t interval over the 3 per-fold differences: mean ± t(0.975, df 2) · sd / √3, by hand:
+    # sd = sqrt((0.11667² + 0.01667² + 0.13333²) / 2) = 0.125831; t = 4.302653; half = 0.312584
+    assert tf["delta_ci95"] == pytest.approx([0.083333 - 0.312584, 0.083333 + 0.312584], abs=1e-5)
+    assert by["bilstm w=5"]["delta_ci95"] is None  # the reference
     assert by["swnu w=5"]["delta_vs_reference"] == pytest.approx({"0": 0.25, "1": 0.35})  # shared folds only
     assert by["bilstm w=5"]["macro_f1_std"] == pytest.approx(0.1095445, abs=1e-6)  # over the 6 runs, ddof 1
     assert [r["label"] for r in res["rows"]][0] == "swnu w=5"  # sorted by mean
     table = format_markdown(res)
-    assert "| tempoformer | 20 | 3 × 1 | 0.783 ± 0.104 |" in table and "+0.083 (+0.200, +0.100, -0.050) | 2 / 1 |" in table
+    assert "| tempoformer | 20 | 3 × 1 | 0.783 ± 0.104 |" in table and "+0.083 (+0.200, +0.100, -0.050) | [-0.229, +0.396] | 2 / 1 |" in table
     assert "0.950 / 0.950 / –" in table
 
 
