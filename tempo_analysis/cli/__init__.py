@@ -53,6 +53,18 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
                              "(by default such a file or non-empty folder is refused)")
 
 
+def add_progress_option(parser: argparse.ArgumentParser) -> None:
+    """``--progress`` / ``--no-progress``, the same in every command (read it with :func:`wants_progress`)."""
+    parser.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                        help="progress bars on stderr (default: shown when stderr is a terminal, "
+                             "left out of logs and pipes)")
+
+
+def wants_progress(args) -> bool:
+    """``--progress`` / ``--no-progress`` as given, else whether stderr is a terminal."""
+    return sys.stderr.isatty() if args.progress is None else bool(args.progress)
+
+
 def _dest(flag: str) -> str:
     return flag.lstrip("-").replace("-", "_")
 

@@ -21,7 +21,7 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, refuse_options, require_positive
+from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
 
 ACL_DEFAULTS = {"years": "2017-2020", "theta": 0.01, "min_papers": 30, "max_docs": 40}   # acl-only options
 WORLD_OPTIONS = ["--mode", "--speed", "--world-seed"]
@@ -56,7 +56,7 @@ def _load_corpus(args) -> tuple:
     acl = {k: ACL_DEFAULTS[k] if getattr(args, k, None) is None else getattr(args, k) for k in ACL_DEFAULTS}
     return load_social(args.data, world=changes or None, years=_years(acl["years"]), theta=acl["theta"],
                        min_papers=acl["min_papers"], max_docs_per_unit_slice=acl["max_docs"], seed=args.seed,
-                       progress=not args.no_progress)
+                       progress=wants_progress(args))
 
 
 def check_train_options(args) -> None:
@@ -92,7 +92,7 @@ def run_train(args) -> int:
     try:  # the settings are checked before the corpus is loaded
         cfg = DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs, max_steps=args.max_steps,
                                    batch_size=args.batch_size, lr=args.lr, seed=args.seed, device=args.device,
-                                   progress=not args.no_progress, max_length=args.max_length, **lambda_w)
+                                   progress=wants_progress(args), max_length=args.max_length, **lambda_w)
     except ValueError as e:
         raise ValueError(str(e).replace("DiffusionTrainConfig.", "--").replace("variants=", "variants ")) from None
     corpus, truth = _load_corpus(args)
@@ -120,7 +120,7 @@ def run_analyze(args) -> int:
     if args.variant not in mapper.models_:
         raise ValueError(f"--variant {args.variant!r} is not in {ckpt} (it has {sorted(mapper.config.variants)}).")
     n = args.n if args.n == "auto" else int(args.n)
-    index = mapper.context_index(args.variant, max_docs_per_unit_slice=args.max_docs, progress=not args.no_progress)
+    index = mapper.context_index(args.variant, max_docs_per_unit_slice=args.max_docs, progress=wants_progress(args))
     result = mapper.analyze(args.word, args.anchor, index=index, n_neighbors=n, threshold=args.threshold)
     payload = {"checkpoint": str(ckpt), "variant": args.variant, **result.to_dict()}
     truth_file = ckpt / "truth.json"
@@ -168,7 +168,7 @@ def register(subparsers) -> None:
                    help="acl only: keep venues with this many abstracts (default 30)")
     t.add_argument("--max-docs", type=int, default=None, help="acl only: abstracts sampled per (venue, year) "
                                                                "(default 40)")
-    t.add_argument("--no-progress", action="store_true")
+    add_progress_option(t)
     t.set_defaults(func=run_train)
 
     a = sub.add_parser("analyze", help="r-hat map, first arrivals, walk vs flight for a word and an anchor")
@@ -182,5 +182,5 @@ def register(subparsers) -> None:
     a.add_argument("--threshold", type=float, default=0.0, help="a unit holds the association when r-hat > this")
     a.add_argument("--variant", default="dcwe", choices=("dcwe", "cwe", "sa", "ta"))
     a.add_argument("--max-docs", type=int, default=None, help="documents sampled per (unit, slice) to encode")
-    a.add_argument("--no-progress", action="store_true")
+    add_progress_option(a)
     a.set_defaults(func=run_analyze)

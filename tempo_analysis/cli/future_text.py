@@ -24,7 +24,7 @@ import json
 from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
-from tempo_analysis.cli import refuse_options, require_positive
+from tempo_analysis.cli import add_progress_option, refuse_options, require_positive, wants_progress
 from tempo_analysis.future_text.settings import VARIANTS, FutureTextSettings, GenerationSettings
 
 
@@ -135,7 +135,7 @@ def register(subparsers) -> None:
                    help="what the word-frequency history counts when --max-docs-per-year cuts what the LM reads: "
                         "every document of the corpus from the first year on (all, the default, as notebook 04: "
                         "counting needs no LM and fuller counts are less noisy) or the subset only")
-    t.add_argument("--progress", action="store_true")
+    add_progress_option(t)
     _settings_args(t)
     t.set_defaults(func=cmd_train)
 
@@ -225,8 +225,8 @@ def cmd_train(args) -> int:
     from tempo_analysis.future_text.pipeline import FutureTextModel
 
     given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
-    s = FutureTextSettings(lm=args.lm, device=args.device, progress=args.progress, **given_settings)
-    frame, everything = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, args.progress,
+    s = FutureTextSettings(lm=args.lm, device=args.device, progress=wants_progress(args), **given_settings)
+    frame, everything = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, wants_progress(args),
                                     whole=True)
     history = everything if args.history == "all" and args.max_docs_per_year is not None else None
     name = f"last-{args.n or 2}" if args.variant == "last-n" else args.variant

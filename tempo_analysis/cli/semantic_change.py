@@ -14,7 +14,7 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, refuse_options, require_positive
+from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
 
 
 def register(subparsers) -> None:
@@ -56,7 +56,7 @@ def register(subparsers) -> None:
     p.add_argument("--out", required=True, help="output TSV: word<TAB>score")
     p.add_argument("--save-model", default=None, help="folder to save the post-trained model (safetensors)")
     p.add_argument("--json", default=None, help="also write metrics, settings and timings as JSON here")
-    p.add_argument("--progress", action="store_true", help="show progress bars")
+    add_progress_option(p)
     add_output_options(p)
     p.set_defaults(func=run_rank_command)
     group.set_defaults(func=lambda args: (group.print_help(), 2)[1])
@@ -108,7 +108,7 @@ def run_rank_command(args) -> int:
         prepare_output_dir(args.save_model, overwrite=args.overwrite)
     cfg = cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
                      train_epochs=args.train_epochs, layers=layers, samples=args.samples,
-                     zscore=args.zscore, seed=args.seed, progress=args.progress,
+                     zscore=args.zscore, seed=args.seed, progress=wants_progress(args),
                      time_residual=not args.no_time_residual, precision=args.precision)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()] if args.targets else None
     if args.targets is not None and not targets:

@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, refuse_options, require_positive
+from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS  # plain names: no torch at start-up
 
@@ -88,7 +88,7 @@ def register(subparsers) -> None:
     e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
     e.add_argument("--device", default="auto")
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    e.add_argument("--no-progress", action="store_true")
+    add_progress_option(e)
     e.add_argument("--out", required=True, help="results JSON path")
     add_output_options(e)
     e.set_defaults(func=evaluate)
@@ -200,7 +200,7 @@ def settings_from_args(args) -> tuple[dict, dict]:
         mk["temporal_residual"] = True
     if mk:
         s["model_kwargs"] = {**unit, **mk}
-    ambient = {"encoder": "default", "device": args.device, "progress": not args.no_progress}
+    ambient = {"encoder": "default", "device": args.device, "progress": wants_progress(args)}
     if unit:
         ambient["model_kwargs"] = unit
     return s, ambient
@@ -297,7 +297,7 @@ def evaluate(args) -> int:
         res = cross_validate(make, tl,
                              folds=args.folds, seeds=args.seeds, max_folds=args.max_folds, fold_ids=args.only_folds,
                              dev_fraction=args.dev_fraction, split_seed=args.split_seed,
-                             progress=not args.no_progress, on_run=on_run)
+                             progress=wants_progress(args), on_run=on_run)
         report["by_window"][str(w)] = res
     first = report["by_window"][str(args.window[0])]["summary"]
     report["macro_f1"], report["f1"] = first["macro_f1"], first["f1"]
