@@ -14,8 +14,9 @@ walk versus flight, and the recovered diffusion mode.
   and outlines.
 - ``diffusion_map``: per slice, which units hold the association (r-hat > threshold) and when
   each got it first. ``walk_flight``: per slice, the share of newly reached units with a
-  neighbour that already had it (walk) or none (flight). ``recover_mode``: walk if the observed
-  walk share beats the share expected if arrivals landed uniformly on not-yet-reached units.
+  neighbour that already had it (walk) or none (flight); the first units to hold it are seeds,
+  neither. ``recover_mode``: walk if the observed walk share beats the share expected if arrivals
+  landed uniformly on not-yet-reached units, flight if it falls below, None on a tie.
 """
 from __future__ import annotations
 
@@ -300,22 +301,37 @@ def diffusion_map(rhat: pd.DataFrame, units: list, slices: list, threshold: floa
 
 
 def walk_flight(graph: nx.Graph, first: dict, slices: list) -> pd.DataFrame:
-    """Per slice after the first: newly reached units, how many had an earlier-reached neighbour (walk)."""
+    """Per slice after the first: units reached for the first time, split into walk (an earlier-reached
+    neighbour) and flight (none).
+
+    The units of the seed slice (the first slice in which any unit is reached) had nobody to walk
+    from: they are counted as ``seeds``, not as flights, also when the seed slice comes after the
+    first slice. ``new`` = walk + flight; the shares are over ``new``.
+    """
     order = {s: i for i, s in enumerate(slices)}
+    reached = [order[s] for s in first.values() if s is not None]
+    seed_order = min(reached) if reached else None
     rows = []
     for t in slices[1:]:
         before = {u for u, s in first.items() if s is not None and order[s] < order[t]}
-        new = [u for u, s in first.items() if s is not None and order[s] == order[t]]
+        arrived = [u for u, s in first.items() if s is not None and order[s] == order[t]]
+        seeds = arrived if order[t] == seed_order else []
+        new = [u for u in arrived if u not in seeds]
         walk = sum(any(v in before for v in graph.neighbors(u)) for u in new if u in graph)
-        rows.append({"time": t, "new": len(new), "walk": walk, "flight": len(new) - walk,
+        rows.append({"time": t, "seeds": len(seeds), "new": len(new), "walk": walk, "flight": len(new) - walk,
                      "walk_share": walk / len(new) if new else np.nan,
                      "flight_share": (len(new) - walk) / len(new) if new else np.nan})
-    return pd.DataFrame(rows, columns=["time", "new", "walk", "flight", "walk_share", "flight_share"])
+    return pd.DataFrame(rows, columns=["time", "seeds", "new", "walk", "flight", "walk_share", "flight_share"])
 
 
 def recover_mode(graph: nx.Graph, first: dict, slices: list) -> dict:
     """Walk or flight: observed pooled walk share vs the share expected if each slice's newly reached
-    units were drawn uniformly from the units not reached before it (exact expectation)."""
+    units were drawn uniformly from the units not reached before it (exact expectation).
+
+    The seed slice's units are not arrivals (see ``walk_flight``). When the observed share equals the
+    expected one (for instance, no unreached unit has a reached neighbour, so walking was impossible),
+    the mode is None: the arrivals do not tell walk from flight.
+    """
     order = {s: i for i, s in enumerate(slices)}
     wf = walk_flight(graph, first, slices)
     expected, total = 0.0, 0
@@ -329,11 +345,15 @@ def recover_mode(graph: nx.Graph, first: dict, slices: list) -> dict:
         total += k
     if total == 0:
         return {"mode": None, "walk_share": float("nan"), "expected_walk_share": float("nan"), "new_units": 0,
-                "note": "no unit newly reached after the first slice: the mode cannot be told"}
+                "note": "no unit newly reached after the seed slice: the mode cannot be told"}
     observed = float(wf["walk"].sum() / total)
     exp_share = float(expected / total)
-    return {"mode": "walk" if observed > exp_share else "flight", "walk_share": observed,
-            "expected_walk_share": exp_share, "new_units": int(total)}
+    out = {"mode": None, "walk_share": observed, "expected_walk_share": exp_share, "new_units": int(total)}
+    if np.isclose(observed, exp_share, rtol=0.0, atol=1e-12):
+        out["note"] = "the observed walk share equals the one expected by chance: walk and flight cannot be told apart"
+    else:
+        out["mode"] = "walk" if observed > exp_share else "flight"
+    return out
 
 
 # ----------------------------------------------------------------------------------------------

@@ -231,9 +231,12 @@ def _title(title, word, anchor, t):
 
 
 def walk_flight_bars(wf: pd.DataFrame, title: str = "How the new association spread") -> go.Figure:
-    """Stacked bars per slice: newly reached units with an earlier-reached neighbour (walk) vs none (flight)."""
+    """Stacked bars per slice: newly reached units with an earlier-reached neighbour (walk) vs none (flight),
+    and, where the seed slice comes after the first slice, its seeds (``walk_flight``'s ``seeds``)."""
     x = [str(t) for t in wf["time"]]
-    fig = go.Figure([
+    seeds = wf["seeds"].tolist() if "seeds" in wf else []
+    fig = go.Figure(([go.Bar(x=x, y=seeds, name="seeds (first to hold it)", marker_color="#8d99ae",
+                             hovertemplate="slice %{x}: %{y} seeds<extra></extra>")] if any(seeds) else []) + [
         go.Bar(x=x, y=wf["walk"].tolist(), name="walk (neighbour had it)", marker_color="#2a9d8f",
                customdata=wf["walk_share"].tolist(), hovertemplate="slice %{x}: %{y} walk (share %{customdata:.2f})<extra></extra>"),
         go.Bar(x=x, y=wf["flight"].tolist(), name="flight (no neighbour had it)", marker_color="#e76f51",

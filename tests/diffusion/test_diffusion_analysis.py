@@ -92,6 +92,16 @@ def test_walk_flight_and_mode_recovery():
     assert wf["walk"].sum() == 0 and wf["flight_share"].tolist() == [1.0, 1.0]
     assert recover_mode(g, flight, [0, 1, 2])["mode"] == "flight"
     assert recover_mode(g, {"a": 0, "b": None}, [0, 1])["mode"] is None
+    # the first units to hold it are seeds, not flights, also when nothing is reached at slice 0
+    late = {"a": None, "b": 1, "c": 2, "d": 3, "e": None, "f": None}
+    wf = walk_flight(g, late, [0, 1, 2, 3])
+    assert wf[["seeds", "new", "walk", "flight"]].to_numpy().tolist() == [[1, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]]
+    m = recover_mode(g, late, [0, 1, 2, 3])
+    assert m["mode"] == "walk" and m["walk_share"] == 1.0 and m["new_units"] == 2
+    # a seed with no neighbours: nobody could walk, so the arrivals cannot tell walk from flight
+    g.add_node("z")
+    m = recover_mode(g, {"z": 0, "b": 1}, [0, 1])
+    assert m["mode"] is None and m["walk_share"] == m["expected_walk_share"] == 0.0 and "cannot" in m["note"]
 
 
 def test_example_sentence():

@@ -44,6 +44,9 @@ def test_walk_flight_bars(small):
     assert [t["name"].split()[0] for t in d["data"]] == ["walk", "flight"]
     assert list(d["data"][0]["y"]) == [1, 0] and list(d["data"][1]["y"]) == [0, 2]
     assert d["layout"]["barmode"] == "stack"
+    late = wf.assign(seeds=[2, 0])  # the seed slice after the first: its units drawn as seeds, not flights
+    d = figs.walk_flight_bars(late).to_dict()
+    assert [t["name"].split()[0] for t in d["data"]] == ["seeds", "walk", "flight"] and list(d["data"][0]["y"]) == [2, 0]
 
 
 def test_heatmap_perplexity_table(small):

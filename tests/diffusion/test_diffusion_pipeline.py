@@ -154,7 +154,8 @@ def test_analyses_and_figures(run):
         assert t == next((s for s in run.corpus_.slices if row.get(s, 0) > 0), None), u
     again = recover_mode(run.corpus_.graph, result.first, run.corpus_.slices)
     assert json.dumps(result.mode, sort_keys=True) == json.dumps(again, sort_keys=True)  # (NaN-safe)
-    assert result.mode["mode"] in ("walk", "flight") or result.mode["new_units"] == 0
+    assert (result.mode["mode"] in ("walk", "flight") or result.mode["new_units"] == 0
+            or result.mode["walk_share"] == result.mode["expected_walk_share"])  # a tie tells neither
     assert run.analyze("cloud", "server", n_neighbors=5).to_dict() == result.to_dict()  # same index, same answer
     figs = [run.visualize_perplexity(), run.visualize_network_map(result), run.visualize_walk_flight(result),
             run.visualize_rhat(result)]
