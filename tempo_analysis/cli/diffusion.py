@@ -129,11 +129,16 @@ def run_analyze(args) -> int:
         payload["planted"] = {"mode": truth["mode"], "word": truth["word"], "anchor": truth["anchor"],
                               "first_slice": truth["first_slice"], "walk_share": truth.get("walk_share")}
     write_file_atomic(args.out, json.dumps(stamp(payload, "diffusion-analysis"), indent=1))
-    m = result.mode
-    share = "n/a" if m.get("walk_share") != m.get("walk_share") else f"{m['walk_share']:.2f}"
-    print(f"{args.word} -> {args.anchor}: recovered mode {m['mode']} (walk share {share}, expected under "
-          f"random arrival {m.get('expected_walk_share', float('nan')):.2f}); wrote {args.out}")
+    print(f"{mode_line(args.word, args.anchor, result.mode)}; wrote {args.out}")
     return 0
+
+
+def mode_line(word: str, anchor: str, m: dict) -> str:
+    """One line on the recovered mode, with the reason when there is none."""
+    share = "n/a" if m.get("walk_share") != m.get("walk_share") else f"{m['walk_share']:.2f}"
+    line = (f"{word} -> {anchor}: recovered mode {m['mode']} (walk share {share}, expected under "
+            f"random arrival {m.get('expected_walk_share', float('nan')):.2f})")
+    return f"{line}: {m['note']}" if m.get("note") else line
 
 
 def register(subparsers) -> None:

@@ -102,6 +102,8 @@ def test_walk_flight_and_mode_recovery():
     g.add_node("z")
     m = recover_mode(g, {"z": 0, "b": 1}, [0, 1])
     assert m["mode"] is None and m["walk_share"] == m["expected_walk_share"] == 0.0 and "cannot" in m["note"]
+    from tempo_analysis.cli.diffusion import mode_line  # the CLI says why there is no mode
+    assert mode_line("w", "a", m).endswith(m["note"]) and "recovered mode None (walk share 0.00" in mode_line("w", "a", m)
 
 
 def test_example_sentence():
