@@ -15,8 +15,11 @@ A row is one model at one window. Its per-fold score is the mean macro-F1 over i
 fold; ``mean`` and ``std`` are over all its runs (folds x seeds), as `stream evaluate` reports them.
 Rows of one model and window from several files (folds run in separate processes with
 ``--only-folds``) are joined. The reference is the row named by ``against``, or else the best mean among the rows that ran every
-fold and are baselines (not TempoFormer or one of its ablations); Δ is each row's per-fold score
-minus the reference's, over the folds both ran. Files written before the split settings were
+fold (or, when none did, the most folds) and are baselines (not TempoFormer or one of its
+ablations); Δ is each row's per-fold score minus the reference's, over the folds both ran (the
+fold numbers are written beside the differences when that is not every fold). A difference
+within ``TIE_TOLERANCE`` of 0 is a tie, counted apart from the wins and losses. The "folds × seeds"
+cell gives the range of seeds per fold when the folds ran different numbers of seeds. Files written before the split settings were
 recorded (no ``dev_fraction`` / ``split_seed``) are read with the CLI defaults, 0.25 and 0.
 
 The window can be chosen on dev too (`choose_window_on_dev`, `stream compare --window-on-dev
@@ -43,6 +46,9 @@ import numpy as np
 
 SPLIT_KEYS = ("folds", "dev_fraction", "split_seed", "timelines", "posts", "label_names")
 SPLIT_DEFAULTS = {"dev_fraction": 0.25, "split_seed": 0}
+# a per-fold difference smaller than this is a tie, not a win or a loss: two equal fold scores can
+# differ by ~1e-16 once averaged over different numbers of seeds
+TIE_TOLERANCE = 1e-9
 
 
 @dataclass
@@ -68,6 +74,9 @@ class EvaluationRow:
     @property
     def seeds(self) -> list[int]:
         return sorted({int(r["seed"]) for r in self.runs})
+
+    def seeds_per_fold(self) -> dict[int, int]:
+        return {f: len({int(r["seed"]) for r in self.runs if int(r["fold"]) == f}) for f in self.folds}
 
     def per_fold(self) -> dict[int, float]:
         """Fold -> mean macro-F1 over the seeds run in that fold."""
@@ -240,11 +249,14 @@ def select_seeds(rows, seeds) -> list[EvaluationRow]:
         timed = [x.get("seconds") for x in runs]
         seconds = None if None in timed else float(sum(timed))
         kept = EvaluationRow(r.name, r.window, r.model, runs, r.split, r.source, seconds)
-        missing = {f: sorted(set(want) - {int(x["seed"]) for x in runs if int(x["fold"]) == f}) for f in kept.folds}
+        # over the joined row's folds, so that a fold left with none of the seeds is named too
+        missing = {f: sorted(set(want) - {int(x["seed"]) for x in runs if int(x["fold"]) == f}) for f in r.folds}
         missing = {f: m for f, m in missing.items() if m}
         if missing:
+            dropped = [f for f in r.folds if f not in kept.folds]
             warnings.warn(f"{r.label} ({r.source}) lacks seeds {missing} (fold: seeds); its per-fold means there "
-                          f"are over the seeds it has", stacklevel=2)
+                          f"are over the seeds it has" + (f", and folds {dropped} are left out" if dropped else ""),
+                          stacklevel=2)
         out.append(kept)
     return out
 
@@ -275,8 +287,10 @@ def paired_comparison(rows, against: str | None = None) -> dict:
             raise ValueError(f"--against {against!r} matches {len(matches)} rows; give one of {labels}")
         ref = matches[0]
     else:
-        full = [r for r in rows if len(r.folds) == n_folds]
-        pool = [r for r in full if _is_baseline(r)] or full or rows
+        # the rows with the most folds (every fold, when any row ran them all); among them the baselines
+        most = max(len(r.folds) for r in rows)
+        candidates = [r for r in rows if len(r.folds) == most]
+        pool = [r for r in candidates if _is_baseline(r)] or candidates
         ref = max(pool, key=lambda r: np.mean([x["macro_f1"] for x in r.runs]))
     ref_fold = ref.per_fold()
     names = list(rows[0].split["label_names"] or [])
@@ -296,7 +310,9 @@ def paired_comparison(rows, against: str | None = None) -> dict:
             "delta_vs_reference": {str(f): d for f, d in zip(shared, deltas)},
             "delta_mean": float(np.mean(deltas)) if deltas else None,
             "delta_ci95": None if r is ref else delta_interval(deltas),
-            "wins": int(sum(d > 0 for d in deltas)), "losses": int(sum(d < 0 for d in deltas)),
+            "wins": int(sum(d > TIE_TOLERANCE for d in deltas)), "losses": int(sum(d < -TIE_TOLERANCE for d in deltas)),
+            "ties": int(sum(abs(d) <= TIE_TOLERANCE for d in deltas)),
+            "seeds_per_fold": {str(f): n for f, n in r.seeds_per_fold().items()},
             "seconds": r.seconds,
         })
     out.sort(key=lambda x: -x["macro_f1_mean"])
@@ -318,10 +334,16 @@ def format_markdown(result: dict) -> str:
         elif r["delta_mean"] is None:
             delta, interval, wl = "no shared fold", "–", "–"
         else:
-            delta = f"{r['delta_mean']:+.3f} ({', '.join(f'{d:+.3f}' for d in r['delta_vs_reference'].values())})"
+            per = r["delta_vs_reference"]
+            # fold numbers are written out when the row does not share every fold with the reference
+            label = (lambda f: "") if len(per) == k else (lambda f: f"{f}: ")
+            delta = f"{r['delta_mean']:+.3f} ({', '.join(f'{label(f)}{d:+.3f}' for f, d in per.items())})"
             interval = f"[{ci[0]:+.3f}, {ci[1]:+.3f}]" if ci else "–"
-            wl = f"{r['wins']} / {r['losses']}"
-        cells = [r["name"], str(r["window"]), f"{len(r['folds'])} × {len(r['seeds'])}",
+            ties = r.get("ties", 0)
+            wl = f"{r['wins']} / {r['losses']}" + (f" ({ties} tied)" if ties else "")
+        counts = sorted(set((r.get("seeds_per_fold") or {}).values())) or [len(r["seeds"])]
+        seeds = str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+        cells = [r["name"], str(r["window"]), f"{len(r['folds'])} × {seeds}",
                  f"{r['macro_f1_mean']:.3f} ± {r['macro_f1_std']:.3f}"] + [f"{r['f1'][n]:.3f}" for n in names]
         lines.append("| " + " | ".join(cells + [folds, delta, interval, wl]) + " |")
     return "\n".join(lines)

@@ -224,3 +224,43 @@ def test_seeds_pair_rows_seed_for_seed_and_name_what_they_lack(tmp_path, capsys)
     assert {r["name"]: r["seeds"] for r in saved["rows"]} == {"tempoformer": [0, 12], "bilstm": [0, 12]}
     assert main(["stream", "compare", str(four), "--seeds", "0,x"]) == 2
     assert "integers joined by commas" in capsys.readouterr().err
+
+
+def test_ties_folds_and_seed_counts_are_reported_as_they_are(tmp_path):
+    # equal fold means reached over different numbers of seeds differ by ~1e-16: ties, not wins or losses
+    ref = _report("bilstm", {5: {(0, 0): 0.15, (1, 0): 0.7, (2, 0): 0.5}})
+    tied = _report("ffn_history", {5: {(0, 0): 0.1, (0, 1): 0.2, (1, 0): 0.6, (1, 1): 0.7, (1, 2): 0.8,
+                                       (2, 0): 0.5, (2, 1): 0.5}})
+    for k, rep in {"ref": ref, "tied": tied}.items():
+        (tmp_path / f"{k}.json").write_text(json.dumps(rep))
+    rows = load_evaluation(tmp_path / "ref.json") + load_evaluation(tmp_path / "tied.json")
+    res = paired_comparison(rows, against="bilstm")
+    row = {r["name"]: r for r in res["rows"]}["ffn_history"]
+    assert (row["wins"], row["losses"], row["ties"]) == (0, 0, 3)
+    assert row["seeds_per_fold"] == {"0": 2, "1": 3, "2": 2}
+    table = format_markdown(res)
+    assert "| ffn_history | 5 | 3 × 2–3 |" in table and "0 / 0 (3 tied)" in table
+
+
+def test_without_a_row_on_every_fold_the_reference_is_still_a_baseline(tmp_path):
+    # every file ran two of the three folds (--max-folds 2): TempoFormer, though best, is not the reference
+    files = {"b": _report("bilstm", {5: {(0, 0): 0.6, (1, 0): 0.6}}),
+             "t": _report("tempoformer", {20: {(0, 0): 0.9, (1, 0): 0.9}}),
+             "s": _report("swnu", {5: {(0, 0): 0.95}})}   # best baseline, but fewer folds
+    rows = []
+    for k, rep in files.items():
+        (tmp_path / f"{k}.json").write_text(json.dumps(rep))
+        rows += load_evaluation(tmp_path / f"{k}.json")
+    res = paired_comparison(rows)
+    assert res["reference"] == "bilstm w=5"
+    table = format_markdown(res)
+    # swnu shares only fold 0 with the reference: the difference says which fold it is
+    assert "+0.350 (0: +0.350)" in table and "+0.300 (+0.300, +0.300)" not in table
+
+
+def test_seeds_name_a_fold_that_loses_every_run(tmp_path):
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(_report("bilstm", {5: {(0, 0): 0.6, (1, 0): 0.6, (2, 5): 0.9}})))
+    with pytest.warns(UserWarning, match=r"lacks seeds \{2: \[0\]\}.*folds \[2\] are left out"):
+        (kept,) = select_seeds(load_evaluation(path), [0])
+    assert kept.folds == [0, 1]
