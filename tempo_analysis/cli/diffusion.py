@@ -135,9 +135,11 @@ def run_analyze(args) -> int:
 
 def mode_line(word: str, anchor: str, m: dict) -> str:
     """One line on the recovered mode, with the reason when there is none."""
-    share = "n/a" if m.get("walk_share") != m.get("walk_share") else f"{m['walk_share']:.2f}"
-    line = (f"{word} -> {anchor}: recovered mode {m['mode']} (walk share {share}, expected under "
-            f"random arrival {m.get('expected_walk_share', float('nan')):.2f})")
+    def number(v):   # None (a JSON-cleaned NaN) and NaN alike: nothing to report
+        return "n/a" if v is None or v != v else f"{v:.2f}"
+
+    line = (f"{word} -> {anchor}: recovered mode {m.get('mode') or 'none'} (walk share {number(m.get('walk_share'))}, "
+            f"expected under random arrival {number(m.get('expected_walk_share'))})")
     return f"{line}: {m['note']}" if m.get("note") else line
 
 

@@ -31,6 +31,8 @@ import torch
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 from tqdm.auto import tqdm
 
+from tempo_analysis.evaluation.spread import recover_mode, sources, walk_flight  # noqa: F401 (re-exported)
+
 
 def example_sentence(text: str, word: str) -> str:
     """The first sentence of `text` that contains `word` as a whole word (else the text, shortened)."""
@@ -298,62 +300,6 @@ def diffusion_map(rhat: pd.DataFrame, units: list, slices: list, threshold: floa
         hit = [t for t in slices if row[t] is True]
         first[u] = hit[0] if hit else None
     return holds, first
-
-
-def walk_flight(graph: nx.Graph, first: dict, slices: list) -> pd.DataFrame:
-    """Per slice after the first: units reached for the first time, split into walk (an earlier-reached
-    neighbour) and flight (none).
-
-    The units of the seed slice (the first slice in which any unit is reached) had nobody to walk
-    from: they are counted as ``seeds``, not as flights, also when the seed slice comes after the
-    first slice. ``new`` = walk + flight; the shares are over ``new``.
-    """
-    order = {s: i for i, s in enumerate(slices)}
-    reached = [order[s] for s in first.values() if s is not None]
-    seed_order = min(reached) if reached else None
-    rows = []
-    for t in slices[1:]:
-        before = {u for u, s in first.items() if s is not None and order[s] < order[t]}
-        arrived = [u for u, s in first.items() if s is not None and order[s] == order[t]]
-        seeds = arrived if order[t] == seed_order else []
-        new = [u for u in arrived if u not in seeds]
-        walk = sum(any(v in before for v in graph.neighbors(u)) for u in new if u in graph)
-        rows.append({"time": t, "seeds": len(seeds), "new": len(new), "walk": walk, "flight": len(new) - walk,
-                     "walk_share": walk / len(new) if new else np.nan,
-                     "flight_share": (len(new) - walk) / len(new) if new else np.nan})
-    return pd.DataFrame(rows, columns=["time", "seeds", "new", "walk", "flight", "walk_share", "flight_share"])
-
-
-def recover_mode(graph: nx.Graph, first: dict, slices: list) -> dict:
-    """Walk or flight: observed pooled walk share vs the share expected if each slice's newly reached
-    units were drawn uniformly from the units not reached before it (exact expectation).
-
-    The seed slice's units are not arrivals (see ``walk_flight``). When the observed share equals the
-    expected one (for instance, no unreached unit has a reached neighbour, so walking was impossible),
-    the mode is None: the arrivals do not tell walk from flight.
-    """
-    order = {s: i for i, s in enumerate(slices)}
-    wf = walk_flight(graph, first, slices)
-    expected, total = 0.0, 0
-    for t, k in zip(wf["time"], wf["new"]):
-        if not k:
-            continue
-        before = {u for u, s in first.items() if s is not None and order[s] < order[t]}
-        pool = [u for u in graph.nodes if u not in before]
-        frac = np.mean([any(v in before for v in graph.neighbors(u)) for u in pool]) if pool else 0.0
-        expected += k * frac
-        total += k
-    if total == 0:
-        return {"mode": None, "walk_share": float("nan"), "expected_walk_share": float("nan"), "new_units": 0,
-                "note": "no unit newly reached after the seed slice: the mode cannot be told"}
-    observed = float(wf["walk"].sum() / total)
-    exp_share = float(expected / total)
-    out = {"mode": None, "walk_share": observed, "expected_walk_share": exp_share, "new_units": int(total)}
-    if np.isclose(observed, exp_share, rtol=0.0, atol=1e-12):
-        out["note"] = "the observed walk share equals the one expected by chance: walk and flight cannot be told apart"
-    else:
-        out["mode"] = "walk" if observed > exp_share else "flight"
-    return out
 
 
 # ----------------------------------------------------------------------------------------------

@@ -92,7 +92,7 @@ def analyze_rhat(rhat: pd.DataFrame, graph: nx.Graph, units: list, slices: list,
     n = int(rhat["n_neighbors"].max()) if len(rhat) else 0
     return DiffusionAnalysis(word=word.lower(), anchor=anchor.lower(), n_neighbors=n, threshold=threshold,
                              rhat=rhat, holds=holds, first=first, walk_flight=walk_flight(graph, first, slices),
-                             mode=recover_mode(graph, first, slices))
+                             mode=recover_mode(graph, first, slices, holds=holds))
 
 
 def world_regenerator(model, tokenizer, base_config=None, progress: bool = False):

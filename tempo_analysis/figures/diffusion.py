@@ -231,8 +231,8 @@ def _title(title, word, anchor, t):
 
 
 def walk_flight_bars(wf: pd.DataFrame, title: str = "How the new association spread") -> go.Figure:
-    """Stacked bars per slice: newly reached units with an earlier-reached neighbour (walk) vs none (flight),
-    and, where the seed slice comes after the first slice, its seeds (``walk_flight``'s ``seeds``)."""
+    """Stacked bars per slice: the seeds (the first units to hold it, ``walk_flight``'s ``seeds``), then the
+    newly reached units with an earlier-reached neighbour (walk) vs none (flight)."""
     x = [str(t) for t in wf["time"]]
     seeds = wf["seeds"].tolist() if "seeds" in wf else []
     fig = go.Figure(([go.Bar(x=x, y=seeds, name="seeds (first to hold it)", marker_color="#8d99ae",

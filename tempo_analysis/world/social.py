@@ -37,6 +37,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from tempo_analysis.evaluation.spread import walk_flight
+
 from .config import SocialWorldConfig
 from .text_senses import WHEN, WHO
 from .text_social import BARE, COMMUNITY_TOPICS, PAIR_ORDER, PAIRED, PAIRS, STABLE, STABLE_ORDER, TOPIC_ORDER
@@ -113,20 +115,17 @@ def plant_diffusion(g: nx.Graph, cfg: SocialWorldConfig, rng: np.random.Generato
 
 
 def walk_share(graph: nx.Graph, first_slice: dict, per_slice: bool = False):
-    """Share of newly reached units (first slice t >= 1) with a neighbour reached before t.
+    """Share of newly reached units (after the seed slice) with a neighbour reached before them.
 
-    Pooled over slices (float, NaN if nobody is newly reached), or per slice ({t: share|None})."""
-    shares, hits, total = {}, 0, 0
-    slices = sorted({t for t in first_slice.values() if t is not None and t >= 1})
-    for t in slices:
-        before = {u for u, s in first_slice.items() if s is not None and s < t}
-        new = [u for u, s in first_slice.items() if s == t]
-        k = sum(_adjacent(graph, u, before) for u in new)
-        shares[t] = k / len(new)
-        hits, total = hits + k, total + len(new)
+    Pooled over slices (float, NaN if nobody is newly reached), or per slice ({t: share} for the
+    slices with newcomers). Counted by `tempo_analysis.evaluation.spread.walk_flight`, the same rule
+    that reads a trained model's map."""
+    slices = sorted({t for t in first_slice.values() if t is not None})
+    wf = walk_flight(graph, first_slice, slices)
+    wf = wf[wf["new"] > 0]
     if per_slice:
-        return shares
-    return hits / total if total else float("nan")
+        return {t: float(v) for t, v in zip(wf["time"], wf["walk_share"])}
+    return float(wf["walk"].sum() / wf["new"].sum()) if len(wf) else float("nan")
 
 
 def changing_words(cfg: SocialWorldConfig) -> list[str]:

@@ -84,18 +84,19 @@ def test_walk_flight_and_mode_recovery():
     g = _path_graph()
     walk = {"a": 0, "b": 1, "c": 2, "d": 3, "e": None, "f": None}
     wf = walk_flight(g, walk, [0, 1, 2, 3])
-    assert wf["walk_share"].tolist() == [1.0, 1.0, 1.0] and wf["flight"].sum() == 0
+    assert wf["seeds"].tolist() == [1, 0, 0, 0] and wf["walk_share"].tolist()[1:] == [1.0, 1.0, 1.0]
+    assert wf["flight"].sum() == 0 and np.isnan(wf["walk_share"][0])   # the seed slice: no arrivals
     m = recover_mode(g, walk, [0, 1, 2, 3])
     assert m["mode"] == "walk" and m["walk_share"] == 1.0 and m["expected_walk_share"] < 0.5
     flight = {"a": 0, "c": 1, "e": 2, "b": None, "d": None, "f": None}
     wf = walk_flight(g, flight, [0, 1, 2])
-    assert wf["walk"].sum() == 0 and wf["flight_share"].tolist() == [1.0, 1.0]
+    assert wf["walk"].sum() == 0 and wf["flight_share"].tolist()[1:] == [1.0, 1.0]
     assert recover_mode(g, flight, [0, 1, 2])["mode"] == "flight"
     assert recover_mode(g, {"a": 0, "b": None}, [0, 1])["mode"] is None
     # the first units to hold it are seeds, not flights, also when nothing is reached at slice 0
     late = {"a": None, "b": 1, "c": 2, "d": 3, "e": None, "f": None}
     wf = walk_flight(g, late, [0, 1, 2, 3])
-    assert wf[["seeds", "new", "walk", "flight"]].to_numpy().tolist() == [[1, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]]
+    assert wf[["seeds", "new", "walk", "flight"]].to_numpy().tolist() == [[0, 0, 0, 0], [1, 0, 0, 0], [0, 1, 1, 0], [0, 1, 1, 0]]
     m = recover_mode(g, late, [0, 1, 2, 3])
     assert m["mode"] == "walk" and m["walk_share"] == 1.0 and m["new_units"] == 2
     # a seed with no neighbours: nobody could walk, so the arrivals cannot tell walk from flight
@@ -103,7 +104,36 @@ def test_walk_flight_and_mode_recovery():
     m = recover_mode(g, {"z": 0, "b": 1}, [0, 1])
     assert m["mode"] is None and m["walk_share"] == m["expected_walk_share"] == 0.0 and "cannot" in m["note"]
     from tempo_analysis.cli.diffusion import mode_line  # the CLI says why there is no mode
-    assert mode_line("w", "a", m).endswith(m["note"]) and "recovered mode None (walk share 0.00" in mode_line("w", "a", m)
+    assert mode_line("w", "a", m).endswith(m["note"]) and "recovered mode none (walk share 0.00" in mode_line("w", "a", m)
+    # nothing told (NaN shares), also after a JSON round trip (NaN -> None): "n/a", never a crash
+    told = recover_mode(g, {"a": 0, "b": None}, [0, 1])
+    for mode in (told, {**told, "walk_share": None, "expected_walk_share": None}):
+        assert "walk share n/a, expected under random arrival n/a" in mode_line("w", "a", mode)
+
+
+def test_spread_reading_follows_edge_direction_observation_and_the_graph():
+    # directed edge a -> b: b reads a. b arriving after a is a walk; a arriving after b is not
+    g = nx.DiGraph([("a", "b"), ("c", "d")])
+    assert walk_flight(g, {"a": 0, "b": 1, "c": None, "d": None}, [0, 1])["walk"].tolist() == [0, 1]
+    back = nx.DiGraph([("b", "a")])
+    assert walk_flight(back, {"a": 0, "b": 1}, [0, 1])["walk"].tolist() == [0, 0]
+    m = recover_mode(g, {"a": 0, "b": 1, "c": None, "d": None}, [0, 1])
+    assert m["mode"] == "walk" and m["expected_walk_share"] == pytest.approx(1 / 3)
+    # units with no r-hat in a slice cannot be drawn there: the chance pool leaves them out
+    path = nx.path_graph(["a", "b", "c", "d", "e"])
+    first = {"a": 0, "b": 2, "c": None, "d": None, "e": None}
+    assert recover_mode(path, first, [0, 1, 2])["expected_walk_share"] == pytest.approx(0.25)
+    holds = pd.DataFrame({0: [True, False, np.nan, np.nan, np.nan], 1: [True, False, np.nan, np.nan, np.nan],
+                          2: [True, True, np.nan, np.nan, np.nan]}, index=list("abcde"), dtype=object)
+    seen = recover_mode(path, first, [0, 1, 2], holds=holds)
+    assert seen["expected_walk_share"] == pytest.approx(1.0) and seen["mode"] is None
+    # a unit of the map that is not on the graph is refused, not counted as a flight
+    with pytest.raises(ValueError, match=r"not nodes of the graph: \['x'\]"):
+        walk_flight(path, {"a": 0, "x": 1}, [0, 1])
+    # the planted world's truth counts with the same rule, also when the seeds come late or slices are years
+    from tempo_analysis.world.social import walk_share
+    for late, slices in (({"b": 1, "c": 2}, [0, 1, 2]), ({"a": 2017, "b": 2018, "c": 2019}, [2017, 2018, 2019])):
+        assert walk_share(path, late) == recover_mode(path, late, slices)["walk_share"] == 1.0
 
 
 def test_example_sentence():

@@ -152,10 +152,16 @@ def test_analyses_and_figures(run):
     for u, t in result.first.items():
         row = grid.loc[u] if u in grid.index else pd.Series(dtype=float)
         assert t == next((s for s in run.corpus_.slices if row.get(s, 0) > 0), None), u
-    again = recover_mode(run.corpus_.graph, result.first, run.corpus_.slices)
+    # the walk/flight table and the mode count every unit of the map once: seeds + newcomers = units reached
+    wf = result.walk_flight
+    assert wf["time"].tolist() == list(run.corpus_.slices)
+    assert int(wf["seeds"].sum() + wf["new"].sum()) == sum(t is not None for t in result.first.values())
+    assert result.mode["new_units"] == int(wf["new"].sum())
+    if result.mode["new_units"]:
+        assert result.mode["walk_share"] == pytest.approx(wf["walk"].sum() / wf["new"].sum())
+    # the chance share is drawn over the units observed in each slice (the map's holds), as the CLI's is
+    again = recover_mode(run.corpus_.graph, result.first, run.corpus_.slices, holds=result.holds)
     assert json.dumps(result.mode, sort_keys=True) == json.dumps(again, sort_keys=True)  # (NaN-safe)
-    assert (result.mode["mode"] in ("walk", "flight") or result.mode["new_units"] == 0
-            or result.mode["walk_share"] == result.mode["expected_walk_share"])  # a tie tells neither
     assert run.analyze("cloud", "server", n_neighbors=5).to_dict() == result.to_dict()  # same index, same answer
     figs = [run.visualize_perplexity(), run.visualize_network_map(result), run.visualize_walk_flight(result),
             run.visualize_rhat(result)]
@@ -221,7 +227,7 @@ def test_cli_train_and_analyze_csv(tiny_dir, tmp_path, capsys):
     assert res["word"] == "cloud" and res["n_neighbors"] == 5
     assert {"unit", "time", "rhat", "n", "example"} <= set(res["rhat"][0])
     assert set(res["first_arrival"]) == set(corpus.units) | {"lonely"}
-    assert [r["time"] for r in res["walk_flight"]] == [1, 2]
+    assert [r["time"] for r in res["walk_flight"]] == [0, 1, 2]
     g = corpus.graph.copy()
     g.add_node("lonely")
     again = recover_mode(g, res["first_arrival"], [0, 1, 2])
