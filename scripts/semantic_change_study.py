@@ -9,7 +9,8 @@ stored vectors are re-scored over a grid of scorers x layers x z-scoring (no re-
 JSON with the Spearman of every cell and the timings, plus the frequency baseline;
 docs/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
 Runs that are already in ``--out`` (same data seed and method) are kept and skipped, so an interrupted
-study resumes.
+study resumes; a file written with other settings (data, samples, training, config) is refused, so
+that one file never mixes runs of different settings under one header.
 """
 from __future__ import annotations
 
@@ -47,7 +48,14 @@ def main(argv=None):
     torch.set_num_threads(1)
     out = {"args": vars(a), "runs": []}
     if Path(a.out).is_file():
-        out["runs"] = json.loads(Path(a.out).read_text())["runs"]
+        before = json.loads(Path(a.out).read_text())
+        settings = {k: v for k, v in vars(a).items() if k not in ("seeds", "methods", "out")}
+        theirs = {k: v for k, v in before.get("args", {}).items() if k not in ("seeds", "methods", "out")}
+        if theirs != settings:
+            changed = sorted(k for k in settings.keys() | theirs.keys() if settings.get(k) != theirs.get(k))
+            raise SystemExit(f"{a.out} holds runs made with other settings ({', '.join(changed)}); "
+                             "give another --out, or the same settings to resume it")
+        out["runs"] = before["runs"]
     done = {(r["data_seed"], r["method"]) for r in out["runs"]}
     for seed in [int(s) for s in a.seeds.split(",")]:
         data = load_change_data(a.data, seed=seed)

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import warnings
-import zlib
 from dataclasses import asdict, dataclass, field, fields, replace
 
 import numpy as np
@@ -30,17 +29,13 @@ from ..evaluation.ranking import binary_accuracy, correlate, spearman_ci
 from .baselines import plain_model, scaled_attention_model, time_token_model
 from .extraction import PRECISIONS, TargetVectors, extract_target_vectors
 from .model import TemporalAttentionForMaskedLM
+from .scoring import word_seed  # noqa: F401 (part of this module's API)
 from .training import PostTrainConfig, post_train
 
 METHODS = ("temporal-attention", "time-token", "both", "no-time", "scaled-linear", "scaled-exp", "scaled-doc",
            "plain")
 TIME_BLIND = {"plain", "no-time"}     # methods whose model never sees the period
 SCORER_CHOICES = ("cosine", "apd", "prt", "apd-within", "jsd")
-
-
-def word_seed(seed: int, word: str, period) -> np.random.Generator:
-    """A generator for one (word, period): the sample of a word never depends on the other targets."""
-    return np.random.default_rng([int(seed), zlib.crc32(str(word).encode()), zlib.crc32(repr(period).encode())])
 
 
 def sample_usages(data: ChangeData, n: int | None, seed: int = 0) -> tuple[list[TargetUsage], list[str]]:

@@ -23,9 +23,16 @@ A word with no usage in a period scores NaN, with a ``note`` saying which period
 from __future__ import annotations
 
 import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
+
+
+def word_seed(seed: int, word: str, period) -> np.random.Generator:
+    """A generator for one (word, period): the sample of a word never depends on the other targets."""
+    return np.random.default_rng([int(seed), zlib.crc32(str(word).encode()), zlib.crc32(repr(period).encode())])
+
 
 SCORERS = ("cosine", "prt", "apd", "apd-within", "jsd")
 
@@ -146,14 +153,13 @@ def score_words(tv, periods: list, *, scorer="cosine", layers=4, zscore_vectors=
     word_of = np.array([u.word for u in tv.usages], dtype=object)
     period_of = np.array([u.period for u in tv.usages], dtype=object)
     words = list(dict.fromkeys(word_of)) if words is None else list(words)
-    rng = np.random.default_rng(seed)
     rows, missing = [], []
     for w in words:
         parts = []
         for p in periods:
             idx = np.flatnonzero((word_of == w) & (period_of == p))
-            if n is not None and len(idx) > n:
-                idx = np.sort(rng.choice(idx, size=n, replace=False))
+            if n is not None and len(idx) > n:   # one generator per (word, period): see word_seed
+                idx = np.sort(word_seed(seed, w, p).choice(idx, size=n, replace=False))
             parts.append(idx)
         note = ""
         absent = [str(p) for p, idx in zip(periods, parts) if len(idx) == 0]

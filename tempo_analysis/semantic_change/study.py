@@ -17,13 +17,16 @@ from .pipeline import TIME_BLIND
 STUDY_FILE = Path("docs") / "results" / "semantic_change" / "pseudoword_study.json"
 
 
-def recorded_study(path=None, *, data_seed: int = 0) -> pd.DataFrame | None:
+def recorded_study(path=None, *, data_seed: int | None = None) -> pd.DataFrame | None:
     """method, sees_time, spearman, ci_low, ci_high, pearson, scorer, layers of the recorded run at the
-    library defaults (data seed ``data_seed``); None when the file is absent."""
+    library defaults (data seed ``data_seed``; None: the first seed the file holds); None when the file
+    is absent."""
     path = Path(path) if path is not None else project_root() / STUDY_FILE
     if not path.is_file():
         return None
     runs = json.loads(path.read_text())["runs"]
+    if data_seed is None and runs:
+        data_seed = runs[0]["data_seed"]
     rows = []
     for r in runs:
         if r["data_seed"] != data_seed:

@@ -101,6 +101,9 @@ def test_seeded_subsample():
     pd.testing.assert_frame_equal(a, b)
     assert (a["n_old"] == 5).all()
     assert not np.allclose(a.set_index("word")["score"], c.set_index("word")["score"])
+    # a word's subsample is its own: scoring it alone or beside the other targets gives the same score
+    alone = score_words(tv, ["old", "new"], n=5, seed=3, layers=1, words=["still"])
+    assert alone.set_index("word").loc["still", "score"] == a.set_index("word").loc["still", "score"]
 
 
 def test_correlate_matches_scipy_with_p_values():

@@ -13,12 +13,15 @@ when present, one year of ACL abstracts.
    drawn at random; each gets a strength ``p``: a quarter of them ``p = 0`` (controls), the rest
    evenly spaced in ``(0, p_max]`` and shuffled, so ``p`` is independent of frequency
    (frequency-matched). A changed target gets a **donor**: an unused candidate noun with at least
-   as many later-period sentences, the closest in frequency.
+   as many later-period sentences, the closest in frequency, whose first letter is of the same
+   kind (vowel or consonant) as the target's, so that a preceding "a" / "an" still reads right
+   after the swap and no surface cue marks an injected sentence.
 3. **Injection.** In the later period, ``k = round(p * n)`` of the donor's sentences (``n``: the
    target's later-period sentences) get the donor replaced by the target (case kept), and ``k``
-   of the target's own later-period sentences are dropped, so the target keeps its frequency
-   (a frequency baseline cannot see ``p``) and exactly a share ``p`` of its later usages carry
-   the donor's sense. **The truth is p** (``graded``; ``binary`` = p > 0).
+   of the target's own later-period sentences that hold no other target are dropped, so the
+   target keeps its frequency (a frequency baseline cannot see ``p``) and no other target loses
+   a usage. **The truth is the share injected**, ``graded = k / n`` (``p`` up to rounding;
+   ``binary`` = k > 0, so a tiny ``p`` that injects nothing is a control).
 
 One usage per sentence (its first occurrence of the target) is given with character offsets. The
 corpus holds every sentence with a target plus a seeded sample of other sentences (general text for
@@ -161,6 +164,10 @@ def _replace(text: str, span, new: str) -> tuple[str, tuple[int, int]]:
     return text[:s] + rep + text[e:], (s, s + len(rep))
 
 
+def _initial_kind(word: str) -> bool:
+    return word[:1].lower() in "aeiou"
+
+
 def build_pseudoword(root, config: PseudowordConfig | None = None) -> PseudowordBenchmark:
     """The seeded benchmark from a shared data folder ``root`` (module docstring)."""
     cfg = config or PseudowordConfig()
@@ -193,13 +200,22 @@ def build_pseudoword(root, config: PseudowordConfig | None = None) -> Pseudoword
     used = set(targets)
     dropped, converted = set(), {}                  # row ids removed / row id -> (target, new text, span)
     truth = []
+    def other_targets(i, w):
+        return (set(t.lower() for t in _WORD.findall(rows[i][2])) & target_set) - {w}
+
     for w, p in zip(targets, ps):
         own_late = [i for i in where["late"][w] if i not in dropped and i not in converted]
         n = len(own_late)
+        # only sentences holding no other target may be dropped: the others' counts stay as they are
+        droppable = [i for i in own_late if not other_targets(i, w)]
         k = int(round(p * n))
+        if k > len(droppable):
+            raise DataError(f"target {w!r} has {len(droppable)} later sentences without another target, {k} "
+                            f"needed to inject p = {p:.3f}. Fix: lower p_max or n_targets.")
         donor = ""
         if k > 0:
-            pool = [c for c in cands if c not in used and len(where["late"][c]) >= n]
+            pool = [c for c in cands if c not in used and len(where["late"][c]) >= n
+                    and _initial_kind(c) == _initial_kind(w)]
             if not pool:
                 raise DataError(f"no donor noun left for target {w!r}. Fix: lower n_targets.")
             donor = min(pool, key=lambda c: (len(where["late"][c]) - n, c))
@@ -211,8 +227,8 @@ def build_pseudoword(root, config: PseudowordConfig | None = None) -> Pseudoword
             for i in rng.choice(ok, k, replace=False):
                 text = rows[i][2]
                 converted[int(i)] = (w, *_replace(text, _first(donor, text), w))
-            dropped.update(int(i) for i in rng.choice(own_late, k, replace=False))
-        truth.append(dict(word=w, graded=round(float(p), 6), binary=int(p > 0), donor=donor,
+            dropped.update(int(i) for i in rng.choice(droppable, k, replace=False))
+        truth.append(dict(word=w, graded=round(k / n, 6) if n else 0.0, binary=int(k > 0), donor=donor,
                           n_early=len(where["early"][w]), n_late=n, n_injected=k))
     # the corpus: target sentences (own and converted) + a seeded sample of general text
     keep_target = {i for w in targets for p in PERIODS for i in where[p][w] if i not in dropped}
