@@ -52,7 +52,8 @@ def variants_table(results: pd.DataFrame, title: str = "Variants: perplexity and
 
 
 def metric_bars(results: pd.DataFrame, metric: str = "test_content_ppl", reference: str = "baseline") -> go.Figure:
-    """Bars of one metric per model; a dashed line at the reference model's value (lower is better)."""
+    """Bars of one metric per model; a dashed line at the reference model's value. The title says which
+    way is better: lower for perplexity and loss, higher for METEOR, neither for the copy rate."""
     if metric not in results.columns:
         raise ValueError(f"metric={metric!r} is not a column; choose one of {list(results.columns)}")
     fig = go.Figure(go.Bar(x=results["model"].tolist(), y=results[metric].tolist(), marker_color=[
@@ -60,7 +61,10 @@ def metric_bars(results: pd.DataFrame, metric: str = "test_content_ppl", referen
     ref = results.loc[results["model"] == reference, metric]
     if len(ref):
         fig.add_hline(y=float(ref.iloc[0]), line_dash="dash", annotation_text=reference)
-    fig.update_layout(title=f"{metric} by model (lower is better)", yaxis_title=metric, template="plotly_white")
+    better = ("lower is better" if ("ppl" in metric or "loss" in metric)
+              else "higher is better" if "meteor" in metric else "")
+    fig.update_layout(title=f"{metric} by model" + (f" ({better})" if better else ""), yaxis_title=metric,
+                      template="plotly_white")
     return fig
 
 

@@ -136,7 +136,8 @@ class FrequencyTable:
         """What-if copy: multiply the counts of ``token_ids`` by factor^(k/last) over the last ``last`` years.
 
         Year ``-last`` gets factor^(1/last), ..., the final year factor^1: a steady rise. Tokens with
-        zero counts are first given one occurrence so the rise is visible.
+        zero counts are first given one occurrence so the rise is visible; ``factor=1`` returns the
+        counts unchanged (the as-trained table).
         """
         if last < 1 or last > len(self.years):
             raise DataError(f"last={last}: the table has {len(self.years)} years; use 1 <= last <= {len(self.years)}")
@@ -147,7 +148,8 @@ class FrequencyTable:
         Y = len(self.years)
         for k in range(1, last + 1):
             row = Y - last - 1 + k
-            counts[row, ids] = np.maximum(counts[row, ids], 1.0) * factor ** (k / last)
+            if factor != 1:
+                counts[row, ids] = np.maximum(counts[row, ids], 1.0) * factor ** (k / last)
         return FrequencyTable(list(self.years), counts, self.fingerprint, list(self.filled_years))
 
     def truncate(self, last_year: int) -> "FrequencyTable":

@@ -23,6 +23,7 @@ benchmarks/future_lm_step.py can time it.
 
 from __future__ import annotations
 
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -102,6 +103,15 @@ def _check_tied(lm, identity: bool = False) -> None:
                          "tie_word_embeddings=True (GPT-2 does by default)")
 
 
+def _hidden_capture(model_ref):
+    """A forward pre-hook for the LM head that keeps the decoder state on the model, if still alive."""
+    def capture(module, args):
+        model = model_ref()
+        if model is not None:
+            model._hidden = args[0]
+    return capture
+
+
 class FutureLM(PreTrainedModel):
     """A causal LM plus a temporal word bias; ``forward(input_ids, years=...)`` like any HF LM."""
 
@@ -151,14 +161,14 @@ class FutureLM(PreTrainedModel):
         self._cache_key = None
         self._hidden = None                  # decoder state captured at the LM head (Context^2)
         if kind == "gated" or self.adapter is not None:
-            head.register_forward_pre_hook(self._capture_hidden)
+            # the LM (and its head) may be shared by several models: the hook holds this model weakly
+            # and is removed when the model is collected, so a discarded model does not stay alive
+            handle = head.register_forward_pre_hook(_hidden_capture(weakref.ref(self)))
+            weakref.finalize(self, handle.remove)
         self.post_init()
 
     def _init_weights(self, module):
         """Bias modules initialise themselves; the wrapped LM keeps its own (or pretrained) weights."""
-
-    def _capture_hidden(self, module, args):
-        self._hidden = args[0]
 
     # ------------------------------------------------------------------------------------------
     @classmethod
@@ -365,10 +375,14 @@ class FutureLM(PreTrainedModel):
     def state_nll(self, hidden, years, targets, lse_rest, z_target, alpha=None) -> torch.Tensor:
         """Per-position negative log-likelihood ``[P]`` of ``targets`` (vocabulary ids) from cached states."""
         col = self.target_columns(targets)
-        logp = torch.log_softmax(self.state_logits(hidden, years, lse_rest, alpha).float(), dim=-1)
-        lp = logp.gather(1, col[:, None])[:, 0]
-        rest = col == len(self.token_ids)
-        return -torch.where(rest, lp + z_target - lse_rest, lp)
+        logits = self.state_logits(hidden, years, lse_rest, alpha).float()
+        log_z = torch.logsumexp(logits, dim=-1)
+        lp = logits.gather(1, col[:, None])[:, 0] - log_z
+        # a target outside S has its own logit plus the shared rest offset; written this way, not as
+        # (rest column) + z_target - lse_rest, a near-empty rest (lse_rest at its floor, -1e9) cannot
+        # cancel in float32 and score a surprising token as certain
+        lp_rest = z_target.float() + self.offset[-1].float() - log_z
+        return -torch.where(col == len(self.token_ids), lp_rest, lp)
 
     def target_columns(self, targets: torch.Tensor) -> torch.Tensor:
         """Column of each vocabulary id in ``state_logits`` (``|S|`` for ids outside S)."""

@@ -195,7 +195,9 @@ class FutureTextModel:
         self.base_, tok = self._base_lm(tokenizer, base)
         self.tokenizer_ = document_tokenizer(tok)
         if freq_table is None:
-            past = pd.concat([self.train_df_, self.dev_df_])                 # everything before the test year
+            # every document from the first training year up to the test year (not only the training
+            # and dev years: with explicit train_years, the years between them are real text too)
+            past = self.frame_[(self.frame_["year"] >= first) & (self.frame_["year"] < self.test_year_)]
             if history is not None:
                 h = yearly_frame(history)
                 past = h[(h["year"] >= first) & (h["year"] < self.test_year_)]

@@ -19,9 +19,9 @@
 
 from __future__ import annotations
 
-from contextlib import contextmanager
-
 import re
+import warnings
+from contextlib import contextmanager
 
 import numpy as np
 import pandas as pd
@@ -33,11 +33,19 @@ from tempo_analysis.future_text.metrics import document_windows
 from tempo_analysis.future_text.model import FEATURE_KIND, FutureLM
 
 
-def word_token(tokenizer, word: str) -> int:
-    """The token id that starts ``word`` in running text (the piece of ``" word"``)."""
+def word_token(tokenizer, word: str, *, whole: bool = False) -> int:
+    """The token id that starts ``word`` in running text (the piece of ``" word"``).
+
+    With ``whole=True`` a word the tokenizer splits is refused: a measure that reads one token would
+    report its first piece (" pre" of "pretraining"), which other words share."""
     ids = tokenizer(" " + word.strip(), add_special_tokens=False)["input_ids"]
     if not ids:
         raise DataError(f"word={word!r}: the tokenizer produced no tokens; give a non-empty word")
+    if whole and len(ids) > 1:
+        pieces = tokenizer.convert_ids_to_tokens(ids)
+        raise DataError(f"word={word!r}: the tokenizer splits it into {pieces}, and this measure reads one "
+                        f"token, so it would report the first piece {pieces[0]!r}, which other words share. "
+                        "Fix: choose a word the tokenizer keeps whole")
     return int(ids[0])
 
 
@@ -144,6 +152,9 @@ def trend_frame(fitted, words, models: dict, *, contexts_year: int | None = None
     rows = []
     for w in words:
         t = word_token(tok, w)
+        if len(word_pieces(tok, w)) > 1:
+            warnings.warn(f"trend_frame: {w!r} is {len(word_pieces(tok, w))} tokens; its series follow the first "
+                          f"piece {tok.convert_ids_to_tokens([t])[0]!r}, which other words may share", stacklevel=2)
         rows += [dict(word=w, year=y, series="actual", value=float(rel[i, t]))
                  for i, y in enumerate(fitted.freq_table_.years)]
         rows.append(dict(word=w, year=fitted.test_year_, series="actual", value=float(test_rel[t])))
@@ -252,7 +263,7 @@ def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, 
     tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
     settings = settings or fitted.generation_settings()
     docs = fitted._frame_rows[contexts_year or fitted.dev_year_]
-    firsts = [word_token(tok, w) for w in words]
+    firsts = [word_token(tok, w, whole=True) for w in words]
     before_bias = forecast_bias(model, year)
     before_probs = states_token_probs(fitted, model, docs, year)
     before = generate_texts(model, tok, year, n, settings=settings)
@@ -298,7 +309,7 @@ def bias_by_factor(fitted, model, words, factors=(1.0, 2.0, 4.0, 8.0, 16.0), *, 
     tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
     out = {}
     for w in words:
-        t = word_token(tok, w)
+        t = word_token(tok, w, whole=True)
         row = {}
         for f in factors:
             with injected_trend(model, fitted.freq_table_, word_pieces(tok, w), last=last, factor=f):

@@ -273,3 +273,32 @@ def test_state_nll_equals_the_full_forward_on_a_vocabulary_subset(variant, fdim,
         got = m.state_nll(h, torch.full((len(h),), 2004), ids[0, 1:], lse, zt)
     assert (~torch.isin(ids[0, 1:], S)).any() and torch.isin(ids[0, 1:], S).any()
     torch.testing.assert_close(got, want, atol=1e-4, rtol=1e-4)
+    # a position whose rest mass is too small to measure (lse_rest at its floor): a target outside S
+    # still costs its own surprise, -(z_target + rest offset - log Z over S), never 0
+    from tempo_analysis.future_text.states import REST_FLOOR
+    with torch.no_grad():
+        floor = torch.full_like(lse, REST_FLOOR)
+        got = m.state_nll(h, torch.full((len(h),), 2004), ids[0, 1:], floor, zt)
+        log_z = torch.logsumexp(m.state_logits(h, torch.full((len(h),), 2004), floor)[:, :-1].float(), -1)
+        out = ~torch.isin(ids[0, 1:], S)
+        torch.testing.assert_close(got[out], -(zt + m.offset[-1] - log_z)[out], atol=1e-4, rtol=1e-4)
+
+
+def test_models_sharing_one_lm_do_not_keep_each_other_alive():
+    import gc
+    import weakref
+
+    lm = tiny_gpt2(V)
+    head = lm.get_output_embeddings()
+    S = torch.arange(10)
+    models = [FutureLM.from_lm(lm, variant="context2", window=3, feature_dim=4, lstm_hidden=8, token_ids=S,
+                               adapter_rank=2) for _ in range(3)]
+    assert len(head._forward_pre_hooks) == 3
+    keep, refs = models[0], [weakref.ref(m) for m in models[1:]]
+    del models
+    gc.collect()
+    assert all(r() is None for r in refs) and len(head._forward_pre_hooks) == 1
+    keep.set_history(np.zeros((Y, 10, 4), dtype="float32"), FIRST)
+    with torch.no_grad():                       # the survivor still reads the decoder state at the head
+        keep(torch.randint(1, V, (1, 5)), years=[2004])
+    assert keep._hidden is not None and keep._hidden.shape[-1] == lm.config.n_embd

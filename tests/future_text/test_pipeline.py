@@ -16,8 +16,9 @@ from tempo_analysis.figures import future_text as figs
 from tempo_analysis.future_text.generation import GenerationSettings, generate_texts, generate_together
 from tempo_analysis.future_text.model import TemporalBiasProcessor
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
-from tempo_analysis.future_text.whatif import (expected_token_probs, forecast_bias, injected_trend, trend_frame,
-                                               word_pieces, word_token)
+from tempo_analysis.data.errors import DataError
+from tempo_analysis.future_text.whatif import (bias_by_factor, expected_token_probs, forecast_bias, injected_trend,
+                                               trend_frame, word_pieces, word_token)
 
 from .conftest import toy_frame
 
@@ -187,6 +188,12 @@ def test_injected_trend_raises_the_forecast_bias(exp):
     with pytest.raises(ValueError, match="only frequency models"):
         with injected_trend(exp.models_["baseline"], exp.freq_table_, [k]):
             pass
+    # a word the tokenizer splits is refused by the measures that read one token, and named in the trend frame
+    split = next(w for w in ("zqxvjk", "qqzzxxkkv", "kernelzqxv") if len(word_pieces(tok, w)) > 1)
+    with pytest.raises(DataError, match="splits it into"):
+        bias_by_factor(exp, "freq-nolstm", [split], factors=(1.0, 2.0))
+    with pytest.warns(UserWarning, match="its series follow the first piece"):
+        trend_frame(exp, [split], {})
 
 
 def test_forecast_probabilities_and_trend_figure(exp):
@@ -215,7 +222,10 @@ def test_figures_to_dict(exp):
     t = figs.variants_table(exp.results_).to_dict()
     assert t["data"][0]["type"] == "table" and t["data"][0]["cells"]["values"][0] == exp.results_["model"].tolist()
     b = figs.metric_bars(exp.results_, "test_content_ppl").to_dict()
-    assert list(b["data"][0]["x"]) == exp.results_["model"].tolist()
+    assert list(b["data"][0]["x"]) == exp.results_["model"].tolist() and "(lower is better)" in b["layout"]["title"]["text"]
+    meteor = [c for c in exp.results_.columns if "meteor" in c]
+    if meteor:
+        assert "(higher is better)" in figs.metric_bars(exp.results_, meteor[0]).to_dict()["layout"]["title"]["text"]
     s = figs.side_by_side(["a transformer helps"], ["the kernel and the transformer"], ["transformer"]).to_dict()
     cells = s["data"][0]["cells"]["values"]
     assert "<b><span style='color:#d62728'>transformer</span></b>" in cells[1][0]
@@ -484,3 +494,17 @@ def test_generation_decodes_inside_packed_linears(exp, monkeypatch):
     m = exp.models_["baseline"]
     generate_together([m, m], exp.tokenizer_, 2015, 3, settings=GEN)
     assert seen == [(m.lm, 2 * 3 * GEN.num_beams)]
+
+
+def test_the_frequency_history_counts_every_year_before_the_test_year():
+    # training years that stop before the dev year: 2013's documents are real text, not a carried copy
+    frame = toy_frame(years=range(2010, 2017))
+    fm = FutureTextModel(default_settings(**TINY), variants=["baseline"], dev_year=2015, test_year=2016,
+                         train_years=(2010, 2012))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)      # no "no documents" warning for 2013
+        fm._setup(frame)
+    assert fm.freq_table_.years == list(range(2010, 2016)) and 2013 not in fm.freq_table_.filled_years
+    ids = fm.tokenizer_(frame.loc[frame["year"] == 2013, "text"].tolist(), add_special_tokens=False)["input_ids"]
+    k = word_token(fm.tokenizer_, "kernel")
+    assert fm.freq_table_.counts[3, k] == sum(d.count(k) for d in ids)

@@ -86,6 +86,8 @@ def test_trend_injection_and_save_load(frame, tok, tmp_path):
     up = t.with_trend([k], last=3, factor=8.0)
     assert (up.counts[-3:, k] > t.counts[-3:, k]).all() and (up.counts[:-3] == t.counts[:-3]).all()
     assert up.counts[-1, k] == pytest.approx(max(t.counts[-1, k], 1) * 8.0)
+    absent = int(np.flatnonzero(t.counts.sum(0) == 0)[0])       # a token never seen: factor 1 leaves it at 0
+    np.testing.assert_array_equal(t.with_trend([k, absent], last=3, factor=1.0).counts, t.counts)
     t.save(tmp_path / "f.safetensors")
     back = FrequencyTable.load(tmp_path / "f.safetensors")
     assert back.years == t.years and back.fingerprint == t.fingerprint
