@@ -78,7 +78,8 @@ def register(subparsers) -> None:
     e.add_argument("--time-transform", default=None, choices=["log1p", "linear"],
                    help="TempoFormer's time transform phi(gap): scale*log(1+gap/unit) (paper) or scale*gap/unit")
     e.add_argument("--time-scale", type=float, default=None,
-                   help="TempoFormer: multiplies phi, i.e. every rotary angle (default 1)")
+                   help="TempoFormer: multiplies phi, i.e. every rotary angle (default 1); time_bilstm, swnu, "
+                        "seq_sig_net: their own scale, which divides their log-gap features (default 10)")
     e.add_argument("--rope-theta", type=float, default=None,
                    help="TempoFormer: rotary base of the temporal RoPE (default 10; the paper's code: 10000)")
     e.add_argument("--temporal-residual", action="store_true",
@@ -234,6 +235,15 @@ def evaluate(args) -> int:
         torch.set_num_threads(args.threads)
     name = args.baseline or "tempoformer"
     explicit, ambient = settings_from_args(args)
+    takes = set(model_settings(name))
+    if "model_kwargs" not in takes and "model_kwargs" in explicit:
+        # a time-aware baseline (time_bilstm, swnu, seq_sig_net) takes its own time_scale as a plain setting
+        mk = dict(explicit["model_kwargs"])
+        for key in [k for k in mk if k in takes]:
+            explicit[key] = mk.pop(key)
+        explicit.pop("model_kwargs")
+        if set(mk) - {"time_unit"}:
+            explicit["model_kwargs"] = mk
     try:
         check_settings(name, explicit)
     except ValueError:
@@ -249,11 +259,16 @@ def evaluate(args) -> int:
         from tempo_analysis.stream.tuning import TIME_SETTINGS, DevTunedClassifier, grid_point_settings, parse_grid
 
         grid = parse_grid(args.tune)
-        timed = [k for k in grid if k in TIME_SETTINGS]
-        if timed and "model_kwargs" not in model_settings(name):
+        fixed = sorted(set(grid) & {"seed", "window", "device", "progress"})
+        if fixed:
+            raise ValueError(f"--tune {', '.join(fixed)}: not a hyper-parameter to choose on dev (seed: the run's "
+                             "seeds are --seeds; window: give --window A B and choose per fold with `stream compare "
+                             "--window-on-dev`; device, progress: how it runs); drop them")
+        timed = [k for k in grid if k in TIME_SETTINGS and k not in takes]
+        if timed and "model_kwargs" not in takes:
             raise ValueError(f"--tune {', '.join(timed)}: time settings apply to tempoformer and tempoformer_vectors, "
                              f"not {name!r}; drop them")
-        check_settings(name, {k: v for k, v in grid.items() if k not in TIME_SETTINGS})
+        check_settings(name, {k: v for k, v in grid.items() if k not in TIME_SETTINGS or k in takes})
         both = sorted(set(grid) & (set(explicit) | set(explicit.get("model_kwargs", {}))))
         if both:
             raise ValueError(f"{both} are both fixed and tuned; give each setting once")
@@ -282,9 +297,10 @@ def evaluate(args) -> int:
         def make(seed, w=w):
             if grid is None:
                 return make_classifier(name, window=w, seed=seed, **settings)
+            def point_settings(point):   # time settings go into model_kwargs only for the models that have them
+                return grid_point_settings(point, settings.get("model_kwargs")) if "model_kwargs" in takes else point
             made.append(DevTunedClassifier(lambda **point: make_classifier(
-                name, window=w, seed=seed, strict=grid_point_settings(point, settings.get("model_kwargs")),
-                **settings), grid))
+                name, window=w, seed=seed, strict=point_settings(point), **settings), grid))
             return made[-1]
 
         def on_run(run, partial=partial, made=made):

@@ -91,6 +91,11 @@ class DevTunedClassifier:
         self.label_names_ = self.best_.label_names_
         return self
 
+    @property
+    def window(self):
+        """The chosen model's window (what the gap what-if and other window readers ask for)."""
+        return self.best_.window
+
     def predict_proba(self, timelines):
         return self.best_.predict_proba(timelines)
 

@@ -212,6 +212,8 @@ def test_dev_tuning_keeps_the_best_point_on_dev(data):
     assert [p["dev_macro_f1"] for p in tuned.tuning_] == [0.0, 1.0, 0.0]
     assert all(tr == set(train.df["post_id"]) for tr, _ in seen) and len(seen) == 3
     assert (tuned.predict(dev) == dev.label_codes(tuned.label_names_)).all()
+    tuned.best_.window = 3          # window readers (the gap what-if) see the chosen model's window
+    assert tuned.window == 3
     with pytest.raises(ValueError, match="dev"):
         DevTunedClassifier(lambda **p: _Fixed(True, []), {"right": [True]}).fit(train, None)
     assert parse_grid(["hidden=200,300", "lr=1e-3", "pooling=cls"]) == {"hidden": [200, 300], "lr": [1e-3],
@@ -234,6 +236,15 @@ def test_cli_tune_records_the_point_chosen_on_dev(tmp_path):
             "--out", str(out)]
     assert main(args + ["--tune", "hidden=4,8", "--hidden", "4"]) == 2  # fixed and tuned at once
     assert main(args + ["--tune", "shots=2"]) == 2  # not a BiLSTM setting
+    assert main(args + ["--tune", "seed=7,8"]) == 2  # the run's seeds are --seeds, never a tuned setting
+    assert main(args + ["--tune", "window=1,2"]) == 2  # a tuned window would be filed under --window
+    # a time-aware baseline takes its own time scale, fixed or tuned on dev
+    timed = [a if a != "bilstm" else "time_bilstm" for a in args]
+    assert main(timed + ["--time-scale", "5"]) == 0
+    assert json.loads(out.read_text())["settings"]["time_scale"] == 5.0
+    assert main(timed + ["--tune", "time_scale=5,20"]) == 0
+    run = json.loads(out.read_text())["by_window"]["2"]["runs"][0]
+    assert [p["time_scale"] for p in run["tuned"]["grid"]] == [5, 20] and "time_scale" in run["tuned"]["chosen"]
     assert main(args + ["--tune", "hidden=4,8"]) == 0
     run = json.loads(out.read_text())["by_window"]["2"]["runs"][0]
     assert [p["hidden"] for p in run["tuned"]["grid"]] == [4, 8]

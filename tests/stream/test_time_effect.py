@@ -1,5 +1,7 @@
 """time_effect's machinery on tiny models: gap what-ifs, the time-blind control, recall per kind."""
 
+import copy
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -118,6 +120,12 @@ def test_time_effect_reports_both_models_and_time_only_recall(models, data):
     assert r["tempoformer"] >= 0.8 and r["control"] <= 0.5  # only the gaps tell these switches
     # chance = the training share of the label the time switches carry ("IS")
     assert r["chance"] == pytest.approx((train.df["label"] == "IS").mean())
+    # ... among the labelled training posts: unlabelled posts are not part of the class prior
+    half = train.df.index[train.df["label"] != "IS"][::2]
+    unlabelled = copy.copy(train)
+    unlabelled.df = train.df.assign(label=train.df["label"].where(~train.df.index.isin(half)))
+    r2 = te.time_effect(unlabelled, None, test, {}, kinds=kinds, models=dict(models), fit=no_training)["time_only_recall"]
+    assert r2["chance"] == pytest.approx((unlabelled.df["label"].dropna() == "IS").mean()) and r2["chance"] > r["chance"]
     assert out["models"]["control"].model_.config.ablation == "vanilla_mha"
 
 
