@@ -56,11 +56,14 @@ def read_error(path, err: BaseException, what: str, fix: str) -> DataError:
     return DataError(f"cannot read {what} {str(path)!r}: {reason}. Fix: {fix}")
 
 
-def read_frame(reader, path, *args, what: str = "input file", fix: str | None = None, **kwargs):
+def read_frame(reader, path, *args, what: str = "input file", fix: str | None = None, long_rows: str = "error",
+               **kwargs):
     """``reader(path, *args, **kwargs)`` (a pandas reader), with parse failures as a DataError naming the file.
 
     A missing file is a :class:`DataPathError`; an empty file, a malformed CSV/JSON, or bytes that
-    are not UTF-8 are a :class:`DataError` that names the file, the reason, and ``fix``.
+    are not UTF-8 are a :class:`DataError` that names the file, the reason, and ``fix``. A row with more
+    fields than the header (pandas only warns, and drops them) is an error too, unless
+    ``long_rows="caller"``: the caller names such rows itself.
     """
     from pathlib import Path
 
@@ -70,8 +73,20 @@ def read_frame(reader, path, *args, what: str = "input file", fix: str | None = 
     if p.is_dir():
         raise DataPathError(f"{what} {str(p)!r} is a folder, not a file. Fix: pass the file itself.")
     fix = fix or "check that it is a well-formed table with a header line, in UTF-8"
+    import warnings
+
+    from pandas.errors import ParserWarning
+
     try:
-        return reader(p, *args, **kwargs)
+        with warnings.catch_warnings():
+            # with index_col=False pandas only warns when a row has more fields than the header, and
+            # drops them: that is lost data, so it is an error here
+            if long_rows == "error":
+                warnings.simplefilter("error", ParserWarning)
+            return reader(p, *args, **kwargs)
+    except ParserWarning as e:
+        raise DataError(f"cannot read {what} {str(p)!r}: a row has more fields than the header ({e}). Fix: quote "
+                        "fields that contain the separator, or add the missing column names") from None
     except (ValueError, TypeError, UnicodeError, IndexError, KeyError, OverflowError) as e:
         # pandas raises EmptyDataError/ParserError (ValueError subclasses), ValueError for bad JSON,
         # and the odd TypeError/IndexError on JSON that is not a table.

@@ -65,6 +65,20 @@ def _graph_from_edges(edges, units: list[str] | None, doc_units: set[str]) -> nx
         missing = sorted({x for a, b in bad for x in (a, b) if x not in known})
         raise data_error("source/target", f"edge(s) {bad[:3]} refer to unknown unit(s) {missing[:5]}",
                          "add those units to units= (or give them documents), or drop the edges")
+    first: dict = {}
+    repeated = []
+    for i, (a, b, w) in enumerate(pairs):          # the graph is undirected: a-b and b-a are one tie
+        key = frozenset((a, b))
+        if key in first:
+            repeated.append((first[key], i))
+        else:
+            first[key] = i
+    if repeated:
+        (i, j), n = repeated[0], len(repeated)
+        warnings.warn(f"SocialCorpus: {n} edge(s) repeat a pair already listed (first: {pairs[j][0]!r}-{pairs[j][1]!r} "
+                      f"at edge rows {i} and {j}, weights {pairs[i][2]:g} and {pairs[j][2]:g}); the graph keeps one "
+                      "tie per pair with the last weight listed. Fix: list each pair once, with the weight you mean",
+                      stacklevel=3)
     g = nx.Graph()
     g.add_nodes_from(sorted(known))
     g.add_weighted_edges_from(pairs)
@@ -167,9 +181,10 @@ class SocialCorpus:
     @classmethod
     def from_csv(cls, docs: str | Path, edges: str | Path, **kwargs) -> "SocialCorpus":
         """Read documents (unit, time, text) and an edge list (source, target[, weight]) from CSV files."""
-        return cls.from_frame(read_frame(pd.read_csv, docs, what="documents CSV",
+        # index_col=False: a row with a field too many is an error, not a shifted table
+        return cls.from_frame(read_frame(pd.read_csv, docs, what="documents CSV", index_col=False,
                                          dtype={"unit": str, "doc_id": str, "text": str}),
-                              edges=read_frame(pd.read_csv, edges, what="edge list CSV",
+                              edges=read_frame(pd.read_csv, edges, what="edge list CSV", index_col=False,
                                                dtype={"source": str, "target": str}), **kwargs)
 
     def __len__(self) -> int:

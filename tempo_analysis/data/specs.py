@@ -343,7 +343,11 @@ def load_yearly(spec, progress: bool = False):
         what = "names no file" if not s.parts else f"file {s.path!r} not found"
         raise DataError(f"--data {s.text!r}: {what}. Fix: give one existing CSV file "
                         "with columns year, text (e.g. csv:my_texts.csv)")
-    return yearly_frame(read_frame(pd.read_csv, Path(s.path).expanduser(), what="yearly text CSV")), None
+    # texts and ids are read as written ("NA" is a text, "007" an id), and a row with a field too many
+    # is an error, not a shifted table
+    return yearly_frame(read_frame(pd.read_csv, Path(s.path).expanduser(), what="yearly text CSV", index_col=False,
+                                   dtype={"text": str, "doc_id": str}, keep_default_na=False,
+                                   na_values={"year": [""]})), None
 
 
 __all__ += ["YEARLY_SPECS", "load_yearly"]

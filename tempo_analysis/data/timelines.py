@@ -186,6 +186,7 @@ class Timelines:
         if time_unit is not None and time_unit not in TIME_UNITS and time_unit != POSITION:
             raise DataError(f"time_unit={time_unit!r} is not known. Fix: use one of {list(TIME_UNITS)}, "
                             f"or {POSITION!r} for order-only data.")
+        require_scalars(df, (*REQUIRED, "label", "author"), "Timelines")   # (JSON lines may nest values)
         df, time_unit = _order_only(df, time_unit)
         if isinstance(min_posts, bool) or not isinstance(min_posts, (int, np.integer)) or min_posts < 1:
             raise DataError(f"min_posts must be a positive integer, got {min_posts!r}. Fix: use min_posts=2 "
@@ -251,15 +252,20 @@ class Timelines:
     @classmethod
     def from_csv(cls, path: str | Path, **kwargs) -> "Timelines":
         """Read a CSV with the columns of :meth:`from_frame`."""
-        return cls.from_frame(read_frame(pd.read_csv, path, what="timelines CSV",
-                                         dtype={"timeline_id": str, "post_id": str, "text": str}), **kwargs)
+        # index_col=False: a row with a field too many is an error, not a shifted table; labels stay text
+        return cls.from_frame(read_frame(pd.read_csv, path, what="timelines CSV", index_col=False,
+                                         dtype={"timeline_id": str, "post_id": str, "text": str, "label": str}),
+                              **kwargs)
 
     @classmethod
     def from_jsonl(cls, path: str | Path, **kwargs) -> "Timelines":
         """Read JSON lines with the fields of :meth:`from_frame`."""
         return cls.from_frame(read_frame(pd.read_json, path, what="timelines JSON-lines file",
                                          fix="write one JSON object per line with the Timelines fields",
-                                         lines=True, dtype={"timeline_id": str, "post_id": str}), **kwargs)
+                                         # dtype=False: values as written (the time unit decides what a
+                                         # numeric timestamp means; pandas never guesses dates); a BOM is allowed
+                                         lines=True, dtype=False, encoding="utf-8-sig"),
+                              **kwargs)
 
     # ------------------------------------------------------------------ views
     def __len__(self) -> int:

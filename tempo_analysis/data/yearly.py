@@ -41,7 +41,7 @@ def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text
     are dropped with a warning."""
     require_columns(df, [year_col, text_col], "yearly text")
     years = pd.to_numeric(df[year_col], errors="coerce")
-    bad = df.index[years.isna() | (years != years.round())].tolist()
+    bad = df.index[years.isna() | ~np.isfinite(years) | (years != years.round())].tolist()
     if bad:
         raise DataError(f"column '{year_col}' at rows {bad[:5]}: year must be an integer (e.g. 2019). "
                         "Fix: convert dates to years or drop those rows")
@@ -51,8 +51,19 @@ def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text
     if blank.any():
         warnings.warn(f"yearly text: dropping {int(blank.sum())} row(s) with an empty '{text_col}' "
                       f"(rows {df.index[blank].tolist()[:5]})", stacklevel=2)
+    if "doc_id" in df.columns:
+        ids = df["doc_id"].astype("string").str.strip()
+        blank_id = ids.isna() | (ids == "")
+        if blank_id.any():
+            raise DataError(f"column 'doc_id' at rows {df.index[blank_id].tolist()[:5]}: empty id. Fix: give every "
+                            "row an id, or drop the doc_id column to number the rows")
+        dup = ids[ids.duplicated(keep=False)]
+        if len(dup):
+            raise DataError(f"column 'doc_id': ids {sorted(set(dup))[:5]} are used by more than one row (rows "
+                            f"{dup.index.tolist()[:5]}). Fix: give each document its own id")
     out = pd.DataFrame({
-        "doc_id": (df["doc_id"].astype(str) if "doc_id" in df.columns else pd.Series(np.arange(len(df))).astype(str).values),
+        "doc_id": (df["doc_id"].astype(str).str.strip().values if "doc_id" in df.columns
+                   else pd.Series(np.arange(len(df))).astype(str).values),
         "year": years.astype(int).values,
         "text": text.astype(str).values,
     })[~blank.values]

@@ -180,6 +180,18 @@ STREAM_SPECS = [
         error=r"column 'text' at post_ids \['3'\] / rows \[2\]: empty or missing text"),
     Row("stream jsonl: --time-unit position", lambda t: load_spec(write(t, "p.jsonl", JSONL_OK), "position", "jsonl"),
         check=lambda tl: tl.df["seconds"].tolist() == [0.0, 1.0]),
+    Row("stream jsonl: numeric timestamps follow the time unit, never a guessed date",
+        lambda t: load_spec(write(t, "ms.jsonl", JSONL_OK.replace('"timestamp": 2', '"timestamp": 2000')
+                                  .replace('"timestamp": 1', '"timestamp": 1000')), "ms", "jsonl"),
+        check=lambda tl: tl.df["seconds"].tolist() == [1.0, 2.0]),
+    Row("stream jsonl: a BOM is allowed", lambda t: load_spec(write(t, "bom.jsonl", "\ufeff" + JSONL_OK), "s", "jsonl"),
+        check=lambda tl: len(tl) == 2),
+    Row("stream csv: a row with a field too many", lambda t: load_spec(write(t, "x.csv", CSV_HEAD + "a,1,1,hi,x,EXTRA\n"
+                                                                       "a,2,2,yo,y\n")),
+        error=r"a row has more fields than the header"),
+    Row("stream csv: labels stay text when some are blank", lambda t: load_spec(write(t, "l.csv", CSV_HEAD +
+                                                                                "a,1,1,hi,0\na,2,2,yo,\na,3,3,ok,1\n")),
+        check=lambda tl: sorted(tl.label_names) == ["0", "1"]),
 ]
 
 PERIODS = [
@@ -248,6 +260,10 @@ SOCIAL = [
         error=r"column 'unit'.*\['x'\].*not nodes of the graph"),
     Row("social: duplicate doc ids", lambda t: SocialCorpus.from_frame(social(doc_id=["a", "a", "b"]), edges=EDGES),
         error=r"column 'doc_id' at doc_ids \['a'\]: duplicate"),
+    Row("social: a pair listed twice (rule: one tie, the last weight, warned)", lambda t: SocialCorpus.from_frame(
+        social(), edges=pd.DataFrame(dict(source=["u", "v"], target=["v", "u"], weight=[1.0, 5.0]))),
+        warn=r"1 edge\(s\) repeat a pair already listed.*rows 0 and 1, weights 1 and 5",
+        check=lambda c: c.graph["u"]["v"]["weight"] == 5.0),
     Row("social: 0-byte edge CSV", lambda t: load_social_corpus(write(t, "d.csv", "unit,time,text\nu,0,a\n"),
                                                                 write(t, "e.csv", "")),
         error=r"cannot read CSV file '.*e\.csv': the file is empty"),
@@ -276,7 +292,21 @@ def semeval_gz(t):
     return load_semeval(root)
 
 
+def yearly_csv(t, body: str):
+    from tempo_analysis.data.specs import load_yearly
+    path = write(t, "y.csv", "doc_id,year,text\n" + body)
+    return load_yearly(f"csv:{path}")[0]
+
+
 LOADERS = [
+    Row("yearly csv: texts and ids as written", lambda t: yearly_csv(t, "007,2019,NA\n008,2020,123\n"),
+        check=lambda f: f["doc_id"].tolist() == ["007", "008"] and f["text"].tolist() == ["NA", "123"]),
+    Row("yearly csv: an id used twice", lambda t: yearly_csv(t, "a,2019,x\na,2020,y\n"),
+        error=r"column 'doc_id': ids \['a'\] are used by more than one row"),
+    Row("yearly csv: an empty id", lambda t: yearly_csv(t, "a,2019,x\n,2020,y\n"),
+        error=r"column 'doc_id' at rows \[1\]: empty id"),
+    Row("yearly csv: an infinite year", lambda t: yearly_csv(t, "a,2019,x\nb,inf,y\n"),
+        error=r"column 'year' at rows \[1\]: year must be an integer"),
     Row("dwug: groupings of mixed types", dwug_mixed,
         error=r"column 'grouping' mixes numbers \['1'\] with labels \['late'\].*uses\.csv.*1 = earlier"),
     Row("dwug: 0-byte uses.csv", lambda t: dwug_file(t, ""),
@@ -291,6 +321,16 @@ LOADERS = [
         dwug_row("plane_nn", "", "p1", "the plane of the table")]})),
         error=r"uses\.csv row 2 \(lemma 'plane_nn'\): column 'grouping' is empty"),
     Row("dwug: one identifier for two usages", dwug_clash, error=r"column 'identifier': ids \['p1'\]"),
+    Row("dwug: the same usage listed twice (rule: counted once, warned)", lambda t: load_dwug(write_dwug(t, {"plane_nn": [
+        dwug_row("plane_nn", 1, "p1", "the plane of the table"), dwug_row("plane_nn", 1, "p1", "the plane of the table"),
+        dwug_row("plane_nn", 2, "p2", "the plane landed")]})), warn=r"skipped 1 DWUG usage row\(s\) that repeat",
+        check=lambda d: len(d.usages) == 2),
+    Row("dwug: offsets on another word (rule: kept, warned)", lambda t: load_dwug(write_dwug(t, {"plane_nn": [
+        dwug_row("plane_nn", 1, "p1", "the plane of the table", word="table"),
+        dwug_row("plane_nn", 2, "p2", "the plane landed")]})), warn=r"1 DWUG usage\(s\) whose offsets point at a token "
+        r"that does not begin like its lemma.*'table'", check=lambda d: len(d.usages) == 2),
+    Row("dwug: a graded score that is not a number", lambda t: load_dwug(write_dwug(
+        t, stats="lemma\tchange_graded\nplane_nn\tabc\n")), error=r"column 'change_graded' at rows \[2\].*'abc'"),
     Row("dwug: unknown pos option", lambda t: load_dwug(write_dwug(t), pos="lemma"), error=r"pos must be 'strip' or 'keep'"),
     Row("dwug: missing folder", lambda t: load_dwug(t / "nope"), error=r"nope/data does not exist"),
     Row("dwug: single grouping loads, and a two-period analysis refuses it", lambda t: load_dwug(write_dwug(

@@ -17,6 +17,7 @@ whitespace or cut a word in half are a :class:`DataError` naming the lemma, the 
 from __future__ import annotations
 
 import csv
+import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +47,7 @@ def _read_tsv(path: Path) -> pd.DataFrame:
     with warnings.catch_warnings():         # a line of the wrong width is named below, not warned about
         warnings.simplefilter("ignore", pd.errors.ParserWarning)
         df = read_frame(pd.read_csv, path, what="DWUG file", sep="\t", quoting=csv.QUOTE_NONE, dtype=str,
-                        keep_default_na=False, index_col=False,
+                        keep_default_na=False, index_col=False, long_rows="caller",
                         fix="DWUG files are tab-separated UTF-8 with a header line")
     # pandas pads a short line with empty values (and may take a long one's first field as an index):
     # name such lines rather than read wrong fields
@@ -130,6 +131,7 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
         raise DataError(f"no <lemma>/uses.csv under {data}. Fix: check the DWUG folder layout.")
     mapping = (lambda w: strip_pos(w)[0]) if pos == "strip" else (lambda w: w)
     usages, docs, target_map, groupings, skipped = [], [], {}, {}, []
+    seen_usage, repeated, unlike = set(), [], []
     for folder in folders:
         f = folder / "uses.csv"
         df = _read_tsv(f)
@@ -155,10 +157,26 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             if prev != row["lemma"]:
                 raise DataError(f"lemmas {prev!r} and {row['lemma']!r} both become {word!r}. Fix: pos='keep'.")
             doc_id = row.get("identifier") or f"{folder.name}-{i}"
+            key = (doc_id, word, str(row["grouping"]), text, a, b)   # the same usage listed again
+            if key in seen_usage:
+                repeated.append(f"{where}: identifier {doc_id!r}")
+                continue
+            seen_usage.add(key)
+            stem = re.sub(r"_[a-z]+$", "", row["lemma"].strip().lower())[:2]
+            if not text[a:b].lower().startswith(stem):
+                unlike.append(f"{where}: {text[a:b]!r}")
             groupings.setdefault(str(f), set()).add(str(row["grouping"]))
             usages.append(TargetUsage(word, str(row["grouping"]), text, a, b, doc_id))
             docs.append({"doc_id": doc_id, "period": str(row["grouping"]), "text": text,
                          **({"date": row["date"]} if "date" in df else {})})
+    if repeated:
+        warnings.warn(f"skipped {len(repeated)} DWUG usage row(s) that repeat an identifier already read for the "
+                      f"same lemma (each usage counts once): {'; '.join(repeated[:3])}"
+                      + (" ..." if len(repeated) > 3 else ""), stacklevel=2)
+    if unlike:
+        warnings.warn(f"{len(unlike)} DWUG usage(s) whose offsets point at a token that does not begin like its "
+                      f"lemma (kept; check the offsets if these are not inflected forms): {'; '.join(unlike[:3])}"
+                      + (" ..." if len(unlike) > 3 else ""), stacklevel=2)
     if skipped:
         warnings.warn(f"skipped {len(skipped)} DWUG usage(s) whose offsets lie outside their context "
                       f"(0-based character offsets into 'context' are expected): {'; '.join(skipped[:3])}"
@@ -182,8 +200,12 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
         st = _read_tsv(stats)
         if "lemma" not in st or "change_graded" not in st:
             raise DataError(f"{stats}: needs columns 'lemma' and 'change_graded'; it has {list(st.columns)}.")
-        truth = pd.DataFrame({"word": st["lemma"].map(mapping),
-                              "graded": pd.to_numeric(st["change_graded"], errors="coerce")})
+        graded = pd.to_numeric(st["change_graded"], errors="coerce")
+        bad = st.index[graded.isna() & st["change_graded"].astype(str).str.strip().ne("")].tolist()
+        if bad:
+            raise DataError(f"{stats}: column 'change_graded' at rows {[r + 2 for r in bad[:5]]} is not a number "
+                            f"({st['change_graded'][bad[0]]!r}). Fix: give a number or leave it empty")
+        truth = pd.DataFrame({"word": st["lemma"].map(mapping), "graded": graded})
         if "change_binary" in st:
             truth["binary"] = pd.to_numeric(st["change_binary"], errors="coerce")
         truth = truth[truth["word"].isin(target_map)].reset_index(drop=True)
