@@ -101,7 +101,8 @@ class Node2Vec:
 
     def fit(self, graph: nx.Graph) -> "Node2Vec":
         """Sample walks, train skip-gram Word2Vec on them, keep one vector per node (graph order)."""
-        isolated = [n for n in graph.nodes if all(m == n for m in graph.neighbors(n))]
+        ties = graph.to_undirected(as_view=True) if graph.is_directed() else graph   # in- or out-edges alike
+        isolated = [n for n in graph.nodes if all(m == n for m in ties.neighbors(n))]
         if isolated:
             warnings.warn(
                 f"node2vec: isolated node(s) {isolated[:5]}{' ...' if len(isolated) > 5 else ''} have no edges; "

@@ -26,6 +26,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import torch
 from torch.utils.data import DataLoader
 from transformers import AutoModelForMaskedLM, AutoTokenizer
 
@@ -228,6 +229,9 @@ class DiffusionMapper:
         models = {}
         for variant in cfg.variants:
             seed_everything(cfg.seed)
+            # the same training masks for every variant: a generator of their own (the global stream is
+            # also drawn by the offset and GAT dropout, which CWE does not have)
+            collate = MLMCollator(tok, cfg.mlm_probability, generator=torch.Generator().manual_seed(cfg.seed + 3))
             model = (PlainMLM(copy.deepcopy(encoder)) if variant == "cwe"
                      else build_dcwe(encoder, corpus, node_vectors, dynamic_ids, variant, cfg))
             tc = TrainConfig(max_epochs=cfg.epochs, max_steps=cfg.max_steps, batch_size=cfg.batch_size, lr=cfg.lr,
@@ -385,6 +389,7 @@ class DiffusionMapper:
         edges.to_csv(out / "corpus" / "edges.csv", index=False)
         meta = {"perplexity": self.perplexity_, "config": asdict(self.config), "history": self.history_,
                 "units": self.corpus_.units, "slices": self.corpus_.slices,
+                "directed": self.corpus_.graph.is_directed(),
                 "splits": {k: v["doc_id"].tolist() for k, v in self.splits_.items()}}
         (out / "run.json").write_text(json.dumps(meta, indent=1, default=str))
 
@@ -412,7 +417,7 @@ class DiffusionMapper:
         docs = pd.read_csv(out / "corpus" / "docs.csv", dtype={"unit": str, "doc_id": str}, keep_default_na=False)
         docs["time"] = docs["time"].map(_slice_caster(meta["slices"]))
         edges = pd.read_csv(out / "corpus" / "edges.csv", dtype={"source": str, "target": str})
-        g = nx.Graph()
+        g = nx.DiGraph() if meta.get("directed") else nx.Graph()   # (runs saved before: undirected)
         g.add_nodes_from(meta["units"])
         g.add_weighted_edges_from(edges.itertuples(index=False, name=None))
         corpus = SocialCorpus.from_frame(docs, g, slices=meta["slices"])

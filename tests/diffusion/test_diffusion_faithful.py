@@ -205,3 +205,12 @@ def test_train_config_priors_and_dropouts_reach_the_model(enc_tok):
     m = build(lambda_a=0.5, gat_dropout=0.1, offset_dropout=0.0)
     assert (m.config.lambda_a, m.config.gat_dropout, m.config.offset_dropout) == (0.5, 0.1, 0.0)
     assert m.dynamic.ffns[0].drop.p == 0.0 and m.dynamic.social[0].gat1.dropout == 0.1
+
+
+def test_node2vec_reads_a_directed_tie_either_way():
+    import warnings as w
+
+    with w.catch_warnings():
+        w.simplefilter("error")                    # no "isolated node" warning for c, which only has an in-edge
+        n2v = Node2Vec(num_walks=2, walk_length=4, dim=4, epochs=1, seed=0).fit(nx.DiGraph([("a", "b"), ("b", "c")]))
+    assert n2v.isolated_ == []

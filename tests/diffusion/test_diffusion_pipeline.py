@@ -112,6 +112,22 @@ def test_save_load_roundtrip(run, tmp_path):
         DiffusionMapper.load(tmp_path)
 
 
+def test_a_directed_graph_stays_directed_after_save_and_load(run, tmp_path):
+    import copy
+    import networkx as nx
+
+    directed = copy.copy(run)
+    directed.corpus_ = copy.copy(run.corpus_)
+    directed.corpus_.graph = nx.DiGraph(run.corpus_.graph.edges(data=True))
+    directed.corpus_.graph.add_nodes_from(run.corpus_.graph.nodes)
+    directed.save(tmp_path / "directed")
+    back = DiffusionMapper.load(tmp_path / "directed")
+    assert back.corpus_.graph.is_directed()
+    assert sorted(back.corpus_.graph.edges) == sorted(directed.corpus_.graph.edges)
+    run.save(tmp_path / "undirected")
+    assert not DiffusionMapper.load(tmp_path / "undirected").corpus_.graph.is_directed()
+
+
 def test_save_replaces_a_run_as_a_whole_and_never_a_users_folder(run, tmp_path):
     """A run folder of ours is replaced whole (no stale variant of an older run survives, so a later
     `analyze` cannot load it); a user's non-empty folder is refused unless overwrite=True."""
@@ -279,3 +295,27 @@ def test_classifier_on_a_labelled_social_corpus():
     assert set(clf.predict(rows)) <= {"computing", "sky"} and len(clf.predict(rows)) == 3
     with pytest.raises(ValueError, match="not in the corpus"):
         train_dcwe_classifier(corpus, "stars", (enc, tok))
+
+
+def test_every_variant_trains_on_the_same_masks(tiny_dir, monkeypatch):
+    """DCWE's offset and GAT dropout draw random numbers that CWE does not: the training masks come
+    from a generator of their own, so each variant sees the same masked positions and replacements."""
+    import tempo_analysis.diffusion.pipeline as pipeline
+
+    seen = []
+
+    class Recording(pipeline.MLMCollator):
+        def __call__(self, items):
+            batch = super().__call__(items)
+            seen.append((batch["input_ids"].clone(), batch["labels"].clone()))
+            return batch
+
+    monkeypatch.setattr(pipeline, "MLMCollator", Recording)
+    corpus, _ = generate_social(SMALL)
+    cfg = DiffusionTrainConfig(encoder=tiny_dir, epochs=1, max_steps=3, head_warmup_steps=0, shared_warmup_steps=0,
+                               variants=("dcwe", "cwe"), **FAST)
+    DiffusionMapper(cfg).fit(corpus)
+    assert len(seen) == 6                       # 3 training batches of DCWE, then 3 of CWE
+    dcwe, cwe = seen[:3], seen[3:]
+    for (ids_a, lab_a), (ids_b, lab_b) in zip(dcwe, cwe):
+        assert torch.equal(ids_a, ids_b) and torch.equal(lab_a, lab_b)
