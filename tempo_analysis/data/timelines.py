@@ -40,6 +40,10 @@ class OrderOnlyWarning(UserWarning):
     """The input has no timestamp column: each post's position in its timeline is its time."""
 
 
+# words pandas reads as the current date or time: a timestamp that changes each time the file is read
+_RELATIVE_DAYS = {"now", "today", "yesterday", "tomorrow"}
+
+
 def _order_only(df: pd.DataFrame, time_unit: str | None) -> tuple[pd.DataFrame, str | None]:
     """Positions as times for order-only input (see the module docstring); other input unchanged."""
     if time_unit != POSITION and ("timestamp" in df.columns or time_unit is not None):
@@ -121,6 +125,8 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
         bad = []
         for i, v in enumerate(col.tolist()):
             try:
+                if isinstance(v, str) and v.strip().lower() in _RELATIVE_DAYS:
+                    raise ValueError("relative to the moment of loading")   # 'now' is not a date of the post
                 ts = pd.Timestamp(v)
                 if pd.isna(ts):
                     raise ValueError

@@ -189,6 +189,9 @@ STREAM_SPECS = [
     Row("stream csv: a row with a field too many", lambda t: load_spec(write(t, "x.csv", CSV_HEAD + "a,1,1,hi,x,EXTRA\n"
                                                                        "a,2,2,yo,y\n")),
         error=r"a row has more fields than the header"),
+    Row("stream csv: a timestamp relative to now", lambda t: load_spec(write(t, "now.csv", CSV_HEAD + "a,1,2020-01-01,hi,x\n"
+                                                                        "a,2,today,yo,y\n"), None),
+        error=r"column 'timestamp'.*unparseable timestamps \['today'\]"),
     Row("stream csv: labels stay text when some are blank", lambda t: load_spec(write(t, "l.csv", CSV_HEAD +
                                                                                 "a,1,1,hi,0\na,2,2,yo,\na,3,3,ok,1\n")),
         check=lambda tl: sorted(tl.label_names) == ["0", "1"]),
@@ -286,6 +289,13 @@ def dwug_clash(t):
                                                  dwug_row("plane_nn", 2, "p1", "the plane landed")]}))
 
 
+def semeval_latin1(t):
+    root = write_semeval(t)
+    with gzip.open(root / "corpus1" / "lemma" / "c1.txt.gz", "wb") as f:
+        f.write("the plane_nn of the café\nhe tip_vb his hat\n".encode("latin-1"))
+    return load_semeval(root)
+
+
 def semeval_gz(t):
     root = write_semeval(t)
     (root / "corpus1" / "lemma" / "c1.txt.gz").write_bytes(b"\x1f\x8b\x08broken")
@@ -342,6 +352,8 @@ LOADERS = [
                                                      load_semeval(t)),
         error=r"targets\.txt: not UTF-8"),
     Row("semeval: corrupt gzip", semeval_gz, error=r"c1\.txt\.gz: not a readable gzip file"),
+    Row("semeval: a corpus line that is not UTF-8 (rule: replaced, warned)", semeval_latin1,
+        warn=r"c1\.txt\.gz: 1 byte sequence\(s\) that are not UTF-8 were replaced", check=lambda d: d is not None),
     Row("semeval: a truth word listed twice", lambda t: load_semeval(write_semeval(
         t, graded="plane_nn\t0.1\nplane_nn\t0.2\n")), error=r"graded\.txt: word\(s\) \['plane'\] are listed twice"),
     Row("semeval: score not a number", lambda t: load_semeval(write_semeval(t, graded="plane_nn\thigh\n")),

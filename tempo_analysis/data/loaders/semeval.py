@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import warnings
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +49,9 @@ class SemEvalData:
     target_map: dict[str, str] = field(default_factory=dict)
 
 
+REPLACEMENT = "\ufffd"   # what errors='replace' puts for bytes that are not UTF-8
+
+
 def _read_lines(folder: Path) -> list[str]:
     files = sorted(p for p in folder.iterdir() if p.is_file() and (p.suffix in (".txt", ".gz") or
                                                                    p.name.endswith(".txt.gz")))
@@ -59,9 +63,15 @@ def _read_lines(folder: Path) -> list[str]:
         opener = gzip.open if p.suffix == ".gz" else open
         try:
             with opener(p, "rt", encoding="utf-8", errors="replace") as f:
-                lines.extend(line.strip() for line in f)
+                read = [line.strip() for line in f]
         except (gzip.BadGzipFile, EOFError, zlib.error) as e:
             raise DataError(f"{p}: not a readable gzip file ({e}). Fix: re-download or re-compress it.") from None
+        bad = sum(line.count(REPLACEMENT) for line in read)
+        if bad:
+            n_lines = sum(REPLACEMENT in line for line in read)
+            warnings.warn(f"{p}: {bad} byte sequence(s) that are not UTF-8 were replaced by {REPLACEMENT!r} (in "
+                          f"{n_lines} line(s)). Fix: convert the file to UTF-8", stacklevel=3)
+        lines.extend(read)
     return [x for x in lines if x]
 
 
