@@ -37,7 +37,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from tempo_analysis.evaluation.spread import walk_flight
+from tempo_analysis.evaluation.spread import sources, walk_flight
 
 from .config import SocialWorldConfig
 from .text_senses import WHEN, WHO
@@ -75,7 +75,7 @@ def community_graph(cfg: SocialWorldConfig, rng: np.random.Generator) -> tuple[n
 
 
 def _adjacent(g: nx.Graph, u: str, adopters: set) -> bool:
-    return any(v in adopters for v in g.neighbors(u))
+    return any(v in adopters for v in sources(g, u))   # the rule the analysis reads walks by
 
 
 def plant_diffusion(g: nx.Graph, cfg: SocialWorldConfig, rng: np.random.Generator) -> dict:
