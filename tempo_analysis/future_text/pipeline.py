@@ -207,6 +207,8 @@ class FutureTextModel:
                                      "frame of the same corpus that covers every year of data")
             freq_table = FrequencyTable.from_texts(past["text"].tolist(), past["year"].tolist(), self.tokenizer_,
                                                    year_range=(first, self.test_year_ - 1))
+        else:
+            freq_table.check_tokenizer(self.tokenizer_)   # a table counted with another vocabulary is refused
         self.freq_table_ = freq_table
         seen = np.flatnonzero(freq_table.counts.sum(0) > 0)
         self.token_ids_ = np.union1d(seen, [self.tokenizer_.eos_token_id]).astype(np.int64)     # S

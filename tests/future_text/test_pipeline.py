@@ -508,3 +508,17 @@ def test_the_frequency_history_counts_every_year_before_the_test_year():
     ids = fm.tokenizer_(frame.loc[frame["year"] == 2013, "text"].tolist(), add_special_tokens=False)["input_ids"]
     k = word_token(fm.tokenizer_, "kernel")
     assert fm.freq_table_.counts[3, k] == sum(d.count(k) for d in ids)
+
+
+def test_load_refuses_a_frequency_table_counted_with_another_tokenizer(exp, tmp_path):
+    from tempo_analysis.future_text.frequency import FrequencyTable
+    from tempo_analysis.future_text.tokenizer import train_bpe_tokenizer
+
+    run = exp.save(tmp_path / "run")
+    frame = toy_frame()
+    frame = frame[frame["year"] <= 2014]
+    other = train_bpe_tokenizer(frame["text"], vocab_size=320)
+    FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), other,
+                              year_range=(2010, 2014)).save(run / "frequency_table.safetensors")
+    with pytest.raises(DataError, match="differs from the frequency table"):
+        FutureTextModel.load(run)
