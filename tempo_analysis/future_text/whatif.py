@@ -54,6 +54,27 @@ def word_pieces(tokenizer, word: str) -> list[int]:
     return [int(i) for i in tokenizer(" " + word.strip(), add_special_tokens=False)["input_ids"]]
 
 
+def shown_tokens(tokenizer, words) -> tuple[list[int], list[str], list[str]]:
+    """What a one-token view shows for ``words``: ``(ids, labels, notes)``, one id and label per word.
+
+    A word the tokenizer keeps whole is labelled by itself. A split word is shown by its first piece,
+    labelled so (``"pretraining → 'Ġpre' (1 of 3 pieces)"``), and gets a note saying that the bar
+    follows a piece that other words share; nothing is dropped silently."""
+    ids, labels, notes = [], [], []
+    for w in dict.fromkeys(str(x).strip() for x in words):
+        pieces = word_pieces(tokenizer, w)
+        t = word_token(tokenizer, w)
+        ids.append(t)
+        if len(pieces) == 1:
+            labels.append(w)
+            continue
+        first = tokenizer.convert_ids_to_tokens([t])[0]
+        labels.append(f"{w} → {first!r} (1 of {len(pieces)} pieces)")
+        notes.append(f"'{w}' is {len(pieces)} tokens {tokenizer.convert_ids_to_tokens(pieces)}; its bar shows the "
+                     f"first piece {first!r}, which other words share. A trend injection raises every piece.")
+    return ids, labels, notes
+
+
 @torch.no_grad()
 def expected_token_probs(model, tokenizer, texts, year: int | None, *, alpha: float | None = None,
                          block_size: int = 128, batch_size: int = 16) -> np.ndarray:

@@ -10,13 +10,15 @@ name (``"freq"``) or as FutureLM objects.
 
 from __future__ import annotations
 
+import html
+
 import ipywidgets as W
 from IPython.display import display
 
 from tempo_analysis.figures.future_text import bias_change, side_by_side
 from tempo_analysis.future_text.generation import GenerationSettings, generate_together
 from tempo_analysis.future_text.model import TemporalBiasProcessor
-from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, word_pieces, word_token
+from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, shown_tokens, word_pieces
 from tempo_analysis.widgets.progress import Busy
 
 
@@ -75,7 +77,7 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
     def run(_=None):
         tok, year = fitted.tokenizer_, fitted.test_year_
         ids = word_pieces(tok, word.value)
-        shown = [word_token(tok, w) for w in dict.fromkeys([word.value, *words])]
+        shown, labels, notes = shown_tokens(tok, [word.value, *words])
         with busy.steps(1) as step:
             before_bias, as_trained = forecast_bias(model, year), TemporalBiasProcessor(model, year)
             with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
@@ -85,7 +87,8 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
             step()
         out.clear_output(wait=True)
         with out:
-            labels = [tok.decode([t]).strip() for t in shown]
+            for note in notes:
+                display(W.HTML(f"<b>Note:</b> {html.escape(note)}"))
             display(bias_change(labels, before_bias[shown], after_bias[shown],
                                 title=f"Forecast bias for {year}: '{word.value}' ×{factor.value:g} over the last {last.value} years"))
             display(side_by_side(before, after, [word.value, *words], titles=("as trained", "with the injected trend")))

@@ -471,7 +471,7 @@ def test_trend_injector_shows_both_sides_from_one_batch(exp, monkeypatch):
     calls, shown = [], []
     real = wft.generate_together
     monkeypatch.setattr(wft, "generate_together", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    monkeypatch.setattr(wft, "display", shown.append)
+    monkeypatch.setattr(wft, "display", lambda x: shown.append(x) if not isinstance(x, wft.W.HTML) else None)
     box = wft.trend_injector(exp, "freq-nolstm", ["kernel"], n=2, settings=GEN, run_now=True)
     assert len(calls) == 1 and len(calls[0]) == 2 and len(shown) == 2
     bias_fig, texts_fig = shown
@@ -522,3 +522,26 @@ def test_load_refuses_a_frequency_table_counted_with_another_tokenizer(exp, tmp_
                               year_range=(2010, 2014)).save(run / "frequency_table.safetensors")
     with pytest.raises(DataError, match="differs from the frequency table"):
         FutureTextModel.load(run)
+
+
+def test_a_split_word_is_labelled_as_its_first_piece_with_a_note(exp, monkeypatch):
+    from tempo_analysis.future_text.whatif import shown_tokens
+
+    tok = exp.tokenizer_
+    whole = next(t[1:] for t in sorted(tok.get_vocab()) if t.startswith("\u0120") and t[1:].isalpha()
+                 and len(t) > 3 and len(word_pieces(tok, t[1:])) == 1)
+    split = "kernel"
+    assert len(word_pieces(tok, split)) > 1
+    ids, labels, notes = shown_tokens(tok, [split, whole, split])
+    assert ids == [word_token(tok, split), word_token(tok, whole)]
+    assert labels[1] == whole and labels[0].startswith(f"{split} → ") and "pieces" in labels[0]
+    assert len(notes) == 1 and split in notes[0] and "first piece" in notes[0]
+    pytest.importorskip("ipywidgets")
+    from tempo_analysis.widgets import future_text as wft
+
+    shown = []
+    monkeypatch.setattr(wft, "display", shown.append)
+    wft.trend_injector(exp, "freq-nolstm", [split, whole], n=1, settings=GEN, run_now=True)
+    assert "first piece" in shown[0].value and "kernel" in shown[0].value   # the note comes before the bars
+    bars = " ".join(str(list(tr.x)) + str(list(tr.y)) for tr in shown[1].data)
+    assert "kernel → " in bars and whole in bars
