@@ -168,6 +168,17 @@ def test_mixed_grouping_types_are_a_clear_error(tmp_path):
         load_change_data(f"dwug:{root}")
 
 
+def test_groupings_spelled_differently_are_one_period(tmp_path):
+    # another lemma's file writes its periods as 1.0 / 2.0 (a spreadsheet export): still two periods, not four
+    root = write_dwug(tmp_path, {"plane_nn": [dwug_row("plane_nn", 1, "p1", "the plane of the table"),
+                                              dwug_row("plane_nn", 2, "p2", "the plane landed late")],
+                                 "tip_vb": [dwug_row("tip_vb", "1.0", "t1", "tip the waiter"),
+                                            dwug_row("tip_vb", " 2.0", "t2", "tip the balance")]})
+    data = load_change_data(f"dwug:{root}")
+    assert data.periods == ["1", "2"]
+    assert sorted(u.period for u in data.usages) == ["1", "1", "2", "2"]
+
+
 # --- --targets applies to the world ---------------------------------------------------------------
 def test_targets_apply_to_the_world_and_unknown_ones_are_rejected():
     data = load_change_data("world", targets=["cell", "table"])

@@ -17,6 +17,7 @@ whitespace or cut a word in half are a :class:`DataError` naming the lemma, the 
 from __future__ import annotations
 
 import csv
+import math
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -67,6 +68,16 @@ def _is_number(label: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _grouping(value) -> str:
+    """One spelling per period: "1", "1.0" and " 1 " are the same grouping ("1"); labels are stripped."""
+    label = str(value).strip()
+    if _is_number(label):
+        x = float(label)
+        if math.isfinite(x):
+            return str(int(x)) if x.is_integer() else repr(x)
+    return label
 
 
 def _period_order(groupings: dict[str, set[str]]) -> list[str]:
@@ -157,7 +168,8 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             if prev != row["lemma"]:
                 raise DataError(f"lemmas {prev!r} and {row['lemma']!r} both become {word!r}. Fix: pos='keep'.")
             doc_id = row.get("identifier") or f"{folder.name}-{i}"
-            key = (doc_id, word, str(row["grouping"]), text, a, b)   # the same usage listed again
+            period = _grouping(row["grouping"])
+            key = (doc_id, word, period, text, a, b)                  # the same usage listed again
             if key in seen_usage:
                 repeated.append(f"{where}: identifier {doc_id!r}")
                 continue
@@ -165,9 +177,9 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             stem = re.sub(r"_[a-z]+$", "", row["lemma"].strip().lower())[:2]
             if not text[a:b].lower().startswith(stem):
                 unlike.append(f"{where}: {text[a:b]!r}")
-            groupings.setdefault(str(f), set()).add(str(row["grouping"]))
-            usages.append(TargetUsage(word, str(row["grouping"]), text, a, b, doc_id))
-            docs.append({"doc_id": doc_id, "period": str(row["grouping"]), "text": text,
+            groupings.setdefault(str(f), set()).add(period)
+            usages.append(TargetUsage(word, period, text, a, b, doc_id))
+            docs.append({"doc_id": doc_id, "period": period, "text": text,
                          **({"date": row["date"]} if "date" in df else {})})
     if repeated:
         warnings.warn(f"skipped {len(repeated)} DWUG usage row(s) that repeat an identifier already read for the "
