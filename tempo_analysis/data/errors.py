@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Iterable
 
 
@@ -131,6 +133,50 @@ def check_label_types(values: Iterable, column: str, fix: str) -> None:
         examples = ", ".join(f"{v!r} ({k})" for k, v in kinds.items())
         raise DataError(f"column '{column}' mixes label types: {examples}; their order in time is ambiguous. "
                         f"Fix: {fix}")
+
+
+def _number_like(label: str) -> bool:
+    try:
+        return math.isfinite(float(label))
+    except ValueError:
+        return False
+
+
+def infer_label_order(values, column: str, fix: str, declare: str) -> list:
+    """Time order of period / slice labels when none is declared (one rule for every loader).
+
+    Numbers and dates sort. Text labels that all spell numbers (``"1"``, ``"2"``, ``"10"``: a file
+    column read as text) sort by their value; two spellings of one number (``"1"``, ``"1.0"``) are
+    refused. Text that mixes number-like and other labels (``"1990"``, ``"late"``: what a CSV gives
+    for a mixed column) is refused like mixed types. Other text labels keep the order in which they
+    first appear, with a warning naming that order, since text says nothing about time.
+    ``fix`` ends the errors; ``declare`` names the argument that states the order (``"order=[...]"``).
+    """
+    import pandas as pd
+
+    uniq = pd.unique(pd.Series(list(values), dtype=object)).tolist()
+    check_label_types(uniq, column, fix)
+    if not uniq or not all(isinstance(v, str) for v in uniq):
+        return sorted(uniq)
+    numeric = [v for v in uniq if _number_like(v)]
+    if numeric and len(numeric) < len(uniq):
+        other = [v for v in uniq if not _number_like(v)]
+        raise DataError(f"column '{column}' mixes number-like labels {numeric[:3]} with text labels {other[:3]}; "
+                        f"their order in time is ambiguous. Fix: {fix}")
+    if numeric:
+        by_value: dict = {}
+        for v in numeric:
+            by_value.setdefault(float(v), []).append(v)
+        twice = [names for names in by_value.values() if len(names) > 1]
+        if twice:
+            raise DataError(f"column '{column}': labels {twice[0]} spell the same number, so they would be two "
+                            "periods. Fix: write every label of a period the same way")
+        return sorted(numeric, key=float)
+    if len(uniq) > 1:
+        warnings.warn(f"column '{column}': text labels are ordered by first appearance {uniq[:6]}"
+                      f"{' ...' if len(uniq) > 6 else ''}; text says nothing about time. Pass {declare} "
+                      "to declare the order and silence this.", stacklevel=3)
+    return uniq
 
 
 YEAR_RANGE = (1000, 2100)   # plausible years; a value outside is most likely a typo (20061)

@@ -2,8 +2,9 @@
 
 A :class:`PeriodCorpus` holds one document (usually a sentence) per row with its period. Periods
 are ordered: by the ``order=`` you give, else by a ``period_order`` column, else numerically or
-chronologically when the labels are numbers or dates, else by first appearance. Labels that mix
-types (``1`` and ``"late"``) have no inferable order and are refused unless ``order=`` is given. A
+chronologically when the labels are numbers or dates (or text that spells numbers), else by
+first appearance, with a warning. Labels that mix types (``1`` and ``"late"``, or ``"1990"`` and
+``"late"`` from a file) have no inferable order and are refused unless ``order=`` is given. A
 :class:`TargetUsage` is one occurrence of a target word, given by character offsets
 ``text[start:end]`` (0-based, end exclusive) into its sentence.
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, check_label_types, data_error, read_frame, require_columns, require_scalars
+from .errors import DataError, data_error, infer_label_order, read_frame, require_columns, require_scalars
 
 
 @dataclass(frozen=True)
@@ -61,14 +62,6 @@ class TargetUsage:
 def usages_frame(usages) -> pd.DataFrame:
     """A DataFrame with one row per usage: word, period, text, start, end, doc_id."""
     return pd.DataFrame([asdict(u) for u in usages], columns=["word", "period", "text", "start", "end", "doc_id"])
-
-
-def _default_order(values: pd.Series) -> list:
-    """Numbers and dates sort; other labels keep the order in which they first appear."""
-    uniq = pd.unique(values).tolist()
-    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_datetime64_any_dtype(values):
-        return sorted(uniq)
-    return uniq
 
 
 class PeriodCorpus:
@@ -128,9 +121,9 @@ class PeriodCorpus:
                                  "have more than one period_order", "give every row of a period the same period_order")
             order = per.sort_values("rank", kind="stable")["period"].tolist()
         elif order is None:
-            check_label_types(pd.unique(df["period"]).tolist(), "period",
-                              "use one type for every period label (all numbers, or all strings), or pass order=[...]")
-        order = list(order) if order is not None else _default_order(df["period"])
+            order = infer_label_order(df["period"], "period", "use one type for every period label (all numbers, "
+                                      "or all strings), or pass order=[...]", "order=[...]")
+        order = list(order)
         if not all(isinstance(p, Hashable) for p in [*order, *(periods or [])]):
             raise DataError(f"order=/periods= must list period labels (numbers or strings), got {order!r}.")
         if len(set(order)) != len(order):

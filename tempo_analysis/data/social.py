@@ -9,7 +9,10 @@ Documented rules (each with a warning, never silent):
 - integer time slices with gaps (0, 2, 5) are kept as given, in order, and the methods treat them as
   consecutive steps; the warning names the missing slices (pass ``slices=`` to declare the order
   yourself, which silences it).
-Edge weights must be finite numbers. Time labels must be of one type (all numbers or all strings).
+- text time slices (``"spring"``, ``"summer"``) keep the order in which they first appear, as
+  period labels do (``errors.infer_label_order``); text that spells numbers sorts by value.
+Edge weights must be finite numbers. Time labels must be of one type (all numbers or all strings);
+a file column mixing number-like and text labels is refused the same way.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, check_label_types, data_error, read_frame, require_columns, require_scalars
+from .errors import DataError, data_error, infer_label_order, read_frame, require_columns, require_scalars
 
 
 def _graph_from_edges(edges, units: list[str] | None, doc_units: set[str]) -> nx.Graph:
@@ -130,9 +133,6 @@ class SocialCorpus:
         if dup.any():
             raise data_error("doc_id", "duplicate document ids", "make doc ids unique or drop the column to number rows",
                              ids=sorted(df.loc[dup, "doc_id"].unique()), id_name="doc_id")
-        if slices is None:
-            check_label_types(pd.unique(df["time"]).tolist(), "time",
-                              "use one type for every time slice (all numbers, or all strings), or pass slices=[...]")
 
         if isinstance(graph, (pd.DataFrame, list, tuple)) and edges is None:
             graph, edges = None, graph
@@ -158,7 +158,9 @@ class SocialCorpus:
 
         if slices is not None and (isinstance(slices, (str, bytes)) or not hasattr(slices, "__iter__")):
             raise DataError(f"slices= must be a list of time slices in order, got {slices!r}.")
-        order = list(slices) if slices is not None else sorted(pd.unique(df["time"]).tolist())
+        order = (list(slices) if slices is not None else
+                 infer_label_order(df["time"], "time", "use one type for every time slice (all numbers, or all "
+                                   "strings), or pass slices=[...]", "slices=[...]"))
         if slices is None:
             ints = [int(t) for t in order if isinstance(t, (int, np.integer)) and not isinstance(t, bool)]
             if len(ints) == len(order) > 1 and ints[-1] - ints[0] + 1 != len(ints):

@@ -202,6 +202,16 @@ PERIODS = [
         error=r"column 'period' mixes label types: 1 \(number\), 'late' \(string\).*order="),
     Row("periods: mixed types are fine with an explicit order", lambda t: PeriodCorpus.from_frame(
         docs(period=[1, "late", "late"]), order=[1, "late"]), check=lambda c: c.periods == [1, "late"]),
+    Row("periods: a CSV column mixing number-like and text labels", lambda t: load_period_corpus(write(
+        t, "p.csv", "period,text\n1990,a cell\nlate,the cell\n")),
+        error=r"column 'period' mixes number-like labels \['1990'\] with text labels \['late'\].*order="),
+    Row("periods: text labels (rule: first appearance, warned)", lambda t: PeriodCorpus.from_frame(
+        docs(period=["late", "early", "early"])), warn=r"column 'period': text labels are ordered by first "
+        r"appearance \['late', 'early'\].*order=\[\.\.\.\]", check=lambda c: c.periods == ["late", "early"]),
+    Row("periods: number-like text labels sort by value", lambda t: PeriodCorpus.from_frame(
+        docs(period=["10", "9", "9"])), check=lambda c: c.periods == ["9", "10"]),
+    Row("periods: two spellings of one number", lambda t: PeriodCorpus.from_frame(docs(period=["1", "1.0", "2"])),
+        error=r"column 'period': labels \['1', '1.0'\] spell the same number"),
     Row("periods: period_order not numeric", lambda t: PeriodCorpus.from_frame(docs(period_order=["x", "x", 2])),
         error=r"column 'period_order' at rows \[0, 1\]: values that are not numbers"),
     Row("periods: two period_order values for one period", lambda t: PeriodCorpus.from_frame(
@@ -248,6 +258,13 @@ SOCIAL = [
         check=lambda c: c.units == ["u", "v", "w"] and c.graph.degree("w") == 0),
     Row("social: mixed time label types", lambda t: SocialCorpus.from_frame(social(time=[0, "late", "late"]), edges=EDGES),
         error=r"column 'time' mixes label types"),
+    Row("social: text time slices (rule: first appearance, warned)", lambda t: SocialCorpus.from_frame(
+        social(time=["spring", "summer", "autumn"]), edges=EDGES),
+        warn=r"column 'time': text labels are ordered by first appearance.*slices=\[\.\.\.\]",
+        check=lambda c: c.slices == ["spring", "summer", "autumn"]),
+    Row("social: a CSV time column mixing number-like and text labels", lambda t: load_social_corpus(
+        write(t, "d.csv", "unit,time,text\nu,1,a\nv,late,b\n"), write(t, "e.csv", "source,target\nu,v\n")),
+        error=r"column 'time' mixes number-like labels \['1'\] with text labels \['late'\].*slices="),
     Row("social: edge to an unknown unit", lambda t: SocialCorpus.from_frame(social(), edges=[("u", "ghost")]),
         error=r"column 'source/target'.*unknown unit.*'ghost'"),
     Row("social: edge with a missing endpoint", lambda t: SocialCorpus.from_frame(
