@@ -19,6 +19,10 @@ from tempo_analysis.cli import add_output_options, add_progress_option, refuse_o
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS  # plain names: no torch at start-up
 
+# data.timelines.TIME_UNITS and POSITION, spelled here so that parsing imports no pandas
+# (tests/cli checks that the two agree)
+TIME_UNIT_CHOICES = ("s", "ms", "min", "h", "D", "position")
+
 
 def register(subparsers) -> None:
     """Add the `stream` command group."""
@@ -71,7 +75,7 @@ def register(subparsers) -> None:
                    help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
                         "for mean-pooling sentence encoders such as the default MiniLM")
     e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
-    e.add_argument("--time-unit", default=None,
+    e.add_argument("--time-unit", default=None, choices=TIME_UNIT_CHOICES,
                    help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for order-only "
                         "data (a post's index in its timeline is its time; also the rule when the file has no "
                         "timestamp column); TempoFormer then measures gaps in this unit (default: seconds)")
@@ -191,7 +195,7 @@ def settings_from_args(args) -> tuple[dict, dict]:
     if args.time_unit is not None:
         from tempo_analysis.data.timelines import TIME_UNITS
 
-        if args.time_unit in TIME_UNITS:
+        if args.time_unit in TIME_UNITS:        # "position" counts posts: no unit conversion
             unit["time_unit"] = float(TIME_UNITS[args.time_unit])
     mk = {}
     for key in ("time_transform", "time_scale", "rope_theta"):

@@ -114,3 +114,16 @@ def test_a_dev_or_test_year_given_alone_is_used_not_replaced_by_the_default_spli
                str(folder / "ft"), *given])
     assert rc == 2 and "stop here" in capsys.readouterr().err
     assert seen["split"] == split
+
+
+def test_an_unknown_time_unit_is_refused_for_every_data_source(monkeypatch, capsys, tmp_path):
+    """--time-unit weeks with the world (no CSV to reject it) was dropped silently and training began."""
+    from tempo_analysis.cli.stream import TIME_UNIT_CHOICES
+    from tempo_analysis.data.timelines import POSITION, TIME_UNITS
+
+    assert TIME_UNIT_CHOICES == (*TIME_UNITS, POSITION)
+    monkeypatch.setattr("tempo_analysis.evaluation.classification.cross_validate", _fail)
+    monkeypatch.setattr("tempo_analysis.data.specs.load_timelines", _fail)
+    with pytest.raises(SystemExit) as e:
+        main(["stream", "evaluate", "--time-unit", "weeks", "--out", str(tmp_path / "r.json")])
+    assert e.value.code == 2 and "--time-unit: invalid choice: 'weeks'" in capsys.readouterr().err
