@@ -25,7 +25,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--change-strength", type=float, default=None,
                    help="scales the planted sense changes, 0..1.5 (default: 1.0)")
     p.add_argument("--overwrite", action="store_true",
-                   help="allow replacing an existing OUT/world folder that tempo-analysis did not write")
+                   help="write the world files into an existing OUT/world folder that tempo-analysis did not "
+                        "write (its other files are left alone)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if OUT/world differs from what these options generate")
 

@@ -389,7 +389,7 @@ class FutureTextModel:
         training document's length in tokens (+ EOS), ``min_new_tokens`` half of it. Generation starts
         from the end-of-text token (topic-free, the paper's); without the context adapter
         (``adapter_rank=0``, or none kept by the dev check) a chat LM gets the topic-free instruction ``ABSTRACT_INSTRUCTION`` instead
-        (``generation.py``): a frozen instruct LM with only an output offset drifts off a bare start."""
+        (defined in this module): a frozen instruct LM with only an output offset drifts off a bare start."""
         lengths = np.bincount(self.terms_.states.doc.numpy())
         train_docs = np.concatenate([self._frame_rows[y] for y in self.train_years_])
         med = int(np.median(lengths[train_docs]))
