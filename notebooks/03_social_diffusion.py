@@ -36,8 +36,10 @@
 # by a known mode from its own seeds. Documents list every target word next to a *companion*:
 # "cloud server" where the unit has adopted the new sense, "cloud rain" elsewhere; two stable words
 # ("river", "garden") take their companions 50/50 everywhere. The phrases are the same for both
-# senses, so **only the unit and the time decide which companion comes**: a time-blind model (CWE)
-# can only learn the average over units. Set `DATA = "acl"` for the ACL Anthology venue network
+# senses, so **only the unit and the time decide which companion comes**. One caveat: a document
+# lists every changing word, so a time-blind model (CWE) reading it can guess part of the answer
+# from the other words' companions (how far the spreads have gone); the results page measures
+# this. Set `DATA = "acl"` for the ACL Anthology venue network
 # (units = venue families linked by author overlap, slices = years). Method page:
 # `docs/methods/diffusion.md`.
 

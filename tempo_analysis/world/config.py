@@ -160,6 +160,10 @@ class SocialWorldConfig:
     n_stable: int = 2                          # unchanged words (text_social.STABLE): companions 50/50
     docs_per_word: int = 3                     # "paired" documents per (unit, slice): every target word
                                                # once, each with its companion
+    paired_layout: str = "all"                 # "all": each paired document lists every changing word;
+                                               # "one": each holds ONE changing word (docs_per_word per
+                                               # word) with the stable words, so its other phrases tell
+                                               # nothing about the unit's adoptions
     bare_docs: int = 1                         # companion-free usages per (unit, slice, changing word)
     chatter_docs: int = 1                      # community-topic documents per (unit, slice)
     noise: float = 0.0                         # chance a usage takes the other companion than planted
@@ -175,6 +179,8 @@ class SocialWorldConfig:
         _pos_int(self, "n_slices", 2)
         _check(self.mode in ("walk", "flight"), "SocialWorldConfig", "mode", self.mode,
                "use 'walk' or 'flight'")
+        _check(self.paired_layout in ("all", "one"), "SocialWorldConfig", "paired_layout", self.paired_layout,
+               "use 'all' (every changing word in each paired document) or 'one' (one per document)")
         _pos_int(self, "speed", 0)
         _pos_int(self, "n_seeds", 1)
         _check(self.n_seeds <= self.n_units, "SocialWorldConfig", "n_seeds", self.n_seeds,

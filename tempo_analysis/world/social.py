@@ -23,10 +23,17 @@ Documents per (unit, slice):
     everywhere and always;
   - per changing word, `bare_docs` "bare" usages: the word alone, the text tells no sense;
   - `chatter_docs` sentences about the community's topic.
+With ``paired_layout="one"`` each paired document holds ONE changing word (``docs_per_word`` per
+word) next to the stable words.
 Which companion a unit writes is thus decided by the unit and the time alone: no phrase hints at
-it. A time- and unit-blind model can only learn the average over units.
+it. Under the default layout, though, the other changing words of the same document do: their
+companions tell how far the spreads have gone (the time) and whether this unit adopts early, so a
+model without unit or time input that reads the whole document can guess the companion (measured:
+docs/results/diffusion/README.md). Under "one" the document tells nothing: a time- and unit-blind
+model can only learn the average over units.
 Columns: doc_id, unit, time, word (a bare usage's word, else ""), kind (paired, bare, chatter),
-sense (paired: the sense of `word`'s usage in it, its new or old sense name; else ""), text.
+sense (paired: the sense of `word`'s usage in it, its new or old sense name; "" for a paired
+document without `word`, and for other kinds), text.
 """
 
 from __future__ import annotations
@@ -153,20 +160,24 @@ def social_frames(cfg: SocialWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame, n
     for t in range(cfg.n_slices):
         for u in sorted(g.nodes):
             adopted = {w: firsts[w][u] is not None and firsts[w][u] <= t for w in changing}
-            for _ in range(cfg.docs_per_word):
+            # "all": each document lists every changing word; "one": a document per (changing word, copy)
+            layouts = ([list(range(len(changing)))] * cfg.docs_per_word if cfg.paired_layout == "all"
+                       else [[i] for i in range(len(changing)) for _ in range(cfg.docs_per_word)])
+            for chosen in layouts:
                 phrases, main_new = [], False
-                for k in rng.permutation(len(changing) + len(stable)):
-                    if k < len(changing):
-                        w = changing[k]
+                for k in rng.permutation(len(chosen) + len(stable)):
+                    if k < len(chosen):
+                        w = changing[chosen[k]]
                         new = adopted[w] != (rng.random() < cfg.noise)   # noise flips the companion
                         main_new = new if w == cfg.word else main_new
                         companion = PAIRS[w]["anchor"] if new else PAIRS[w]["old_anchor"]
                     else:
-                        w = stable[k - len(changing)]
+                        w = stable[k - len(chosen)]
                         companion = STABLE[w][int(rng.integers(2))]
                     phrases.append(paired.next().replace("{T}", w).replace("{C}", companion))
+                has_main = cfg.word in [changing[i] for i in chosen]
                 rows.append(dict(unit=u, time=t, word="", kind="paired",
-                                 sense=main["new_sense"] if main_new else main["old_sense"],
+                                 sense=(main["new_sense"] if main_new else main["old_sense"]) if has_main else "",
                                  text=capitalise(", ".join(phrases)) + "."))
             for w in changing:
                 for _ in range(cfg.bare_docs):

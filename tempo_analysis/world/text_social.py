@@ -12,9 +12,11 @@ and nothing else in the phrase hints at which companion comes:
 - ``BARE``: templates with ``{T}`` alone: the text never tells the sense, only who wrote it and when.
 - ``COMMUNITY_TOPICS``: everyday topics; community c talks about topic c (cycling through the list).
 
-So which companion a unit writes in a slice is decided by the unit and the time alone. A
-time- and unit-blind model (CWE) can only learn the average over units; DCWE's offsets of the
-target word for (unit, slice) can carry the unit's current sense. No chatter sentence and no
+So which companion a unit writes in a slice is decided by the unit and the time alone, and no
+phrase's shape tells it; DCWE's offsets of the target word for (unit, slice) can carry the unit's
+current sense. A time- and unit-blind model (CWE) that reads a whole paired document can still
+guess from the other changing words' companions in it (they tell how far the spreads have gone);
+``SocialWorldConfig(paired_layout="one")`` puts one changing word in each document to close that. No chatter sentence and no
 template contains a target or companion word (checked by tests/world).
 """
 

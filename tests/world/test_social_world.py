@@ -119,7 +119,8 @@ def test_documents_follow_adoption(walk):
 
 def test_only_unit_and_time_tell_the_companion(walk):
     """Phrases of adopters and of non-adopters use the same shapes, and the order of the words in a
-    document does not depend on adoption: the text gives a time-blind model nothing to go on."""
+    document does not depend on adoption: no phrase's shape tells the companion (the other changing
+    words' companions in the same document do tell part of it; see paired_layout="one")."""
     docs, _, _, truth = walk
     shapes = {True: set(), False: set()}
     for r in docs[docs.kind == "paired"].itertuples():
@@ -182,3 +183,27 @@ def test_generate_social_returns_social_corpus():
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         social_frames(SocialWorldConfig(**kw))
+
+
+def test_one_changing_word_per_paired_document():
+    """paired_layout="one": each paired document holds one changing word and the stable words, so
+    its other phrases say nothing about the unit's adoptions; its companion still follows them."""
+    cfg = SocialWorldConfig(paired_layout="one")
+    docs, _, _, truth = social_frames(cfg)
+    paired = docs[docs.kind == "paired"]
+    assert len(paired) == cfg.n_units * cfg.n_slices * cfg.n_changing * cfg.docs_per_word
+    seen = []
+    for r in paired.itertuples():
+        pairs = _phrases(r.text)
+        changing = [w for w in pairs if w in truth["words"]]
+        assert len(changing) == 1 and set(pairs) - set(changing) == set(truth["stable_words"]), r.text
+        w = changing[0]
+        first = truth["words"][w]["first_slice"][r.unit]
+        adopted = first is not None and first <= r.time
+        assert pairs[w] == (truth["words"][w]["anchor"] if adopted else truth["words"][w]["old_anchor"]), r.text
+        main = PAIRS[truth["word"]]
+        assert r.sense == ("" if w != truth["word"] else main["new_sense"] if adopted else main["old_sense"])
+        seen.append(w)
+    assert sorted(set(seen)) == sorted(truth["changing_words"])
+    with pytest.raises(ValueError, match="paired_layout"):
+        social_frames(SocialWorldConfig(paired_layout="some"))
