@@ -14,6 +14,7 @@ from typing import Optional, Union
 import networkx as nx
 import pandas as pd
 
+from tempo_analysis.data.errors import DataPathError
 from tempo_analysis.data.locations import data_dir
 from tempo_analysis.outputs import OutputExistsError
 
@@ -161,7 +162,7 @@ def resolve_world_dir(directory: Union[str, Path, None] = None) -> Path:
     for cand in (d, d / "world"):
         if (cand / "config.json").is_file():
             return cand
-    raise FileNotFoundError(f"no planted world in {d} (looked for config.json there and in {d / 'world'}). "
+    raise DataPathError(f"no planted world in {d} (looked for config.json there and in {d / 'world'}). "
                             f"Fix: run `tempo-analysis world --out {d}` or pass the folder that holds it.")
 
 

@@ -67,7 +67,9 @@ def test_load_committed_world_matches_generated(world):
 
 
 def test_load_world_missing_folder_is_a_clear_error(tmp_path):
-    with pytest.raises(FileNotFoundError, match="tempo-analysis world --out"):
+    from tempo_analysis.data.errors import DataPathError
+
+    with pytest.raises(DataPathError, match="tempo-analysis world --out"):   # a DataError and a FileNotFoundError
         load_world(tmp_path)
 
 
