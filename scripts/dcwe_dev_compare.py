@@ -10,29 +10,19 @@ slice) against the planted adoption (0.5 = no map; CWE is 0.5 by construction).
 """
 import json, sys, time
 import torch
-from tempo_analysis.data.specs import load_social
-from tempo_analysis.diffusion.pipeline import DiffusionMapper, DiffusionTrainConfig
-from tempo_analysis.diffusion.mlm import SocialMLMDataset, fixed_mlm_batches, mlm_perplexity
 from tempo_analysis.diffusion.evaluate import offset_ratio
 
+from dcwe_common import dev_perplexities, fit_pair
+
 args = json.loads(sys.argv[1])
-world = args.pop("world", {})
-torch.set_num_threads(int(args.pop("threads", 1)))
 t0 = time.time()
-corpus, truth = load_social("world", world=world)
-cfg = DiffusionTrainConfig(**{**dict(variants=("dcwe", "cwe"), epochs=100, max_steps=40, lr=1e-4, dynamic_lr=1e-3,
-                              lambda_w=1.0, shared_warmup_steps=80, shared_warmup_lr=1e-3, mlm_probability=0.3,
-                              slice_batches=False, seed=0, progress=False), **args})
-m = DiffusionMapper(cfg).fit(corpus)
+m, corpus, truth, cfg = fit_pair(args)
+world = args.get("world", {})
+args = {k: v for k, v in args.items() if k not in ("world", "threads")}
 tok = m.tokenizer_
-ds = SocialMLMDataset(m.splits_["dev"], tok, corpus.unit_index, corpus.slice_index, cfg.max_length)
-b = fixed_mlm_batches(ds, tok, seed=cfg.seed + 2, repeats=3)
-comp = [truth["words"][w][k] for w in truth["changing_words"] for k in ("anchor", "old_anchor")]
-only = [tok(w, add_special_tokens=False)["input_ids"][0] for w in comp]
 res = {"args": args, "world": world, "docs": len(corpus.df), "train_docs": len(m.splits_["train"])}
-for v in ("dcwe", "cwe"):
-    res[v] = round(mlm_perplexity(m.models_[v], b), 4)
-    res[v + "_comp"] = round(mlm_perplexity(m.models_[v], b, only=only), 4)
+for v, (all_tokens, companions) in dev_perplexities(m, corpus, truth, cfg).items():
+    res[v], res[v + "_comp"] = all_tokens, companions
 res["gain_pct"] = round(100 * (1 - res["dcwe"] / res["cwe"]), 2)
 res["comp_gain_pct"] = round(100 * (1 - res["dcwe_comp"] / res["cwe_comp"]), 2)
 try:

@@ -17,30 +17,17 @@ log p(anchor) - log p(old anchor) at the companion's mask against the planted ad
 import json, sys, time
 import numpy as np, torch
 from sklearn.metrics import roc_auc_score
-from tempo_analysis.data.specs import load_social
-from tempo_analysis.diffusion.pipeline import DiffusionMapper, DiffusionTrainConfig
 from tempo_analysis.diffusion.report import analyze_rhat
 
-args = json.loads(sys.argv[1] if len(sys.argv) > 1 else "{}")
-world = args.pop("world", {})
-torch.set_num_threads(1)
+from dcwe_common import dev_perplexities, fit_pair
+
 t0 = time.time()
-corpus, truth = load_social("world", world=world)
-cfg = DiffusionTrainConfig(**{**dict(variants=("dcwe", "cwe"), epochs=100, max_steps=40, lr=1e-4, dynamic_lr=1e-3,
-                              lambda_w=1.0, shared_warmup_steps=80, shared_warmup_lr=1e-3, mlm_probability=0.3,
-                              slice_batches=False, seed=0, progress=False), **args})
-m = DiffusionMapper(cfg).fit(corpus)
+m, corpus, truth, cfg = fit_pair(json.loads(sys.argv[1] if len(sys.argv) > 1 else "{}"))
 tok = m.tokenizer_
 M = tok.mask_token
 print("fit", round(time.time() - t0), flush=True)
-from tempo_analysis.diffusion.mlm import SocialMLMDataset, fixed_mlm_batches, mlm_perplexity
 from tempo_analysis.diffusion.evaluate import offset_ratio
-ds = SocialMLMDataset(m.splits_["dev"], tok, corpus.unit_index, corpus.slice_index, cfg.max_length)
-b = fixed_mlm_batches(ds, tok, seed=cfg.seed + 2, repeats=3)
-comp = [truth["words"][w][k] for w in truth["changing_words"] for k in ("anchor", "old_anchor")]
-only = [tok(w, add_special_tokens=False)["input_ids"][0] for w in comp]
-dev = {v: (round(mlm_perplexity(m.models_[v], b), 4), round(mlm_perplexity(m.models_[v], b, only=only), 4))
-       for v in ("dcwe", "cwe")}
+dev = dev_perplexities(m, corpus, truth, cfg)
 dev["gain_pct"] = round(100 * (1 - dev["dcwe"][0] / dev["cwe"][0]), 2)
 dev["comp_gain_pct"] = round(100 * (1 - dev["dcwe"][1] / dev["cwe"][1]), 2)
 dev["offset_ratio"] = round(float(offset_ratio(m.dcwe_, tok, truth["changing_words"], truth["stable_words"])), 3)
