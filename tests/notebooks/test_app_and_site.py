@@ -58,13 +58,19 @@ def _voila(notebook: Path, work: Path, env: dict):
     return proc, url, token
 
 
-def test_app_serves_a_dashboard_whose_widget_responds(tmp_path, notebook_runs):
-    require_browser()
+# jupyter_server's kernel websocket, under tornado 6.6, can fail a write from its ZMQ callback
+# ("assert 0 < size <= self._size" in tornado/iostream.py; also seen in vscode-jupyter#13083): the
+# socket then drops every later message, and the page stops redrawing. That race is upstream; the
+# check below starts Voila again once when (and only when) its log shows it.
+UPSTREAM_WEBSOCKET_RACE = "assert 0 < size <= self._size"
+
+
+def _dashboard_responds(notebook: Path, work: Path, env: dict) -> tuple[bool, str]:
+    """(redrawn, what went wrong): open the dashboard, check it, move time_signal, wait for the redraw."""
     import _jupyterlab as jl
     from playwright.sync_api import sync_playwright
 
-    notebook = NOTEBOOKS_DIR / "00_overview.ipynb"
-    proc, url, token = _voila(notebook, tmp_path, notebook_runs.env(notebook_runs.summary("voila")))
+    proc, url, token = _voila(notebook, work, env)
     try:
         with urllib.request.urlopen(url + "/", timeout=60) as anonymous:
             assert "/login" in anonymous.geturl(), "without its token the dashboard sends you to a login page"
@@ -102,14 +108,30 @@ def test_app_serves_a_dashboard_whose_widget_responds(tmp_path, notebook_runs):
                         page.wait_for_timeout(500)
                     if redrawn():
                         break
-                log = (tmp_path / "voila.log").read_text(errors="replace")[-2000:]
-                assert redrawn(), (f"the figure did not redraw: {titles.all_text_contents()}; "
+                if not redrawn():
+                    log = (work / "voila.log").read_text(errors="replace")[-2000:]
+                    return False, (f"the figure did not redraw: {titles.all_text_contents()}; "
                                    f"readout {readout.inner_text()!r}; voila log:\n{log}")
                 assert box.locator(".js-plotly-plot .main-svg").count() > 0, "the redrawn figure renders"
+                return True, ""
             finally:
                 browser.close()
     finally:
         jl.stop_process(proc)
+
+
+def test_app_serves_a_dashboard_whose_widget_responds(tmp_path, notebook_runs):
+    require_browser()
+    notebook = NOTEBOOKS_DIR / "00_overview.ipynb"
+    env = notebook_runs.env(notebook_runs.summary("voila"))
+    for attempt in range(2):
+        work = tmp_path / f"attempt{attempt}"
+        work.mkdir()
+        ok, why = _dashboard_responds(notebook, work, env)
+        full_log = (work / "voila.log").read_text(errors="replace")
+        if ok or attempt == 1 or UPSTREAM_WEBSOCKET_RACE not in full_log:
+            break
+    assert ok, why
 
 
 def test_site_index_links_every_lesson_and_figures_render(tmp_path, notebook_runs):
