@@ -135,7 +135,8 @@ def check_label_types(values: Iterable, column: str, fix: str) -> None:
                         f"Fix: {fix}")
 
 
-def _number_like(label: str) -> bool:
+def number_like(label: str) -> bool:
+    """Whether a text label spells a finite number ("1990", "1.0"; not "inf", "late")."""
     try:
         return math.isfinite(float(label))
     except ValueError:
@@ -143,7 +144,8 @@ def _number_like(label: str) -> bool:
 
 
 def infer_label_order(values, column: str, fix: str, declare: str) -> list:
-    """Time order of period / slice labels when none is declared (one rule for every loader).
+    """Time order of period / slice labels when none is declared: the one rule of PeriodCorpus and
+    SocialCorpus, and so of every CSV / JSON input (DWUG's groupings follow DWUG's own convention).
 
     Numbers and dates sort. Text labels that all spell numbers (``"1"``, ``"2"``, ``"10"``: a file
     column read as text) sort by their value; two spellings of one number (``"1"``, ``"1.0"``) are
@@ -158,9 +160,9 @@ def infer_label_order(values, column: str, fix: str, declare: str) -> list:
     check_label_types(uniq, column, fix)
     if not uniq or not all(isinstance(v, str) for v in uniq):
         return sorted(uniq)
-    numeric = [v for v in uniq if _number_like(v)]
+    numeric = [v for v in uniq if number_like(v)]
     if numeric and len(numeric) < len(uniq):
-        other = [v for v in uniq if not _number_like(v)]
+        other = [v for v in uniq if not number_like(v)]
         raise DataError(f"column '{column}' mixes number-like labels {numeric[:3]} with text labels {other[:3]}; "
                         f"their order in time is ambiguous. Fix: {fix}")
     if numeric:

@@ -17,7 +17,6 @@ whitespace or cut a word in half are a :class:`DataError` naming the lemma, the 
 from __future__ import annotations
 
 import csv
-import math
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -25,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError, DataPathError, read_frame
+from ..errors import DataError, DataPathError, number_like, read_frame
 from ..periods import PeriodCorpus, TargetUsage
 from .semeval import strip_pos
 
@@ -62,30 +61,21 @@ def _read_tsv(path: Path) -> pd.DataFrame:
     return df.reset_index(drop=True)
 
 
-def _is_number(label: str) -> bool:
-    try:
-        float(label)
-    except ValueError:
-        return False
-    return True
-
-
 def _grouping(value) -> str:
     """One spelling per period: "1", "1.0" and " 1 " are the same grouping ("1"); labels are stripped."""
     label = str(value).strip()
-    if _is_number(label):
+    if number_like(label):
         x = float(label)
-        if math.isfinite(x):
-            return str(int(x)) if x.is_integer() else repr(x)
+        return str(int(x)) if x.is_integer() else repr(x)
     return label
 
 
 def _period_order(groupings: dict[str, set[str]]) -> list[str]:
     """Groupings in time order: numbers numerically, labels as strings; mixing the two is refused."""
     labels = sorted({g for gs in groupings.values() for g in gs})
-    numeric = [g for g in labels if _is_number(g)]
+    numeric = [g for g in labels if number_like(g)]
     if numeric and len(numeric) < len(labels):
-        other = [g for g in labels if not _is_number(g)]
+        other = [g for g in labels if not number_like(g)]
         files = sorted(f for f, gs in groupings.items() if gs & set(other))[:3]
         raise DataError(f"column 'grouping' mixes numbers {numeric[:5]} with labels {other[:5]} (e.g. in {files}); "
                         "their order in time is ambiguous. Fix: use one kind of grouping in every uses.csv "
