@@ -14,6 +14,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from tempo_analysis.cli import add_progress_option, wants_progress
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--model", default="default", help="encoder: 'default', a local folder or a hub name")
@@ -24,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mask-prob", type=float, default=0.15, help="share of tokens masked (default 0.15)")
     p.add_argument("--no-adapter", action="store_true", help="the default checkpoint without its MLM adapter")
     p.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
+    add_progress_option(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         model, tok = load_encoder(args.model, head="mlm", adapter=not args.no_adapter)
-    res = mlm_eval(model, tok, sents, mask_prob=args.mask_prob, seed=args.seed)
+    res = mlm_eval(model, tok, sents, mask_prob=args.mask_prob, seed=args.seed, progress=wants_progress(args))
     res["model"] = args.model + (" (no adapter)" if args.no_adapter else "")
     if args.json:
         print(json.dumps(res))

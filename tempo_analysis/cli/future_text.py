@@ -149,6 +149,7 @@ def register(subparsers) -> None:
     e.add_argument("--n-generate", type=int, default=5, help="texts generated for content METEOR")
     e.add_argument("--max-references", type=int, default=None, help="seeded sample of gold texts for METEOR")
     _gen_args(e)
+    add_progress_option(e)
     e.set_defaults(func=cmd_evaluate)
 
     g = sub.add_parser("generate", help="write texts for a target year")
@@ -279,7 +280,8 @@ def cmd_evaluate(args) -> int:
         prepare_output_file(args.out, overwrite=args.overwrite)      # before any work: fails at once
     fitted, name, info = load_checkpoint(args.checkpoint, args.model)
     if args.data:
-        frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.settings.seed)
+        frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.settings.seed,
+                            wants_progress(args))
         texts, spec = frame.loc[frame["year"] == args.year, "text"].tolist(), args.data
     else:
         frame, texts, spec = fitted.frame_, fitted.texts_of(args.year), info.get("data", "the checkpoint's frame")
@@ -287,7 +289,8 @@ def cmd_evaluate(args) -> int:
         raise ValueError(f"--year {args.year}: no documents in {spec}; years present: "
                          f"{sorted(set(frame['year']))[0]}-{sorted(set(frame['year']))[-1]}")
     if args.data:
-        m = perplexity(fitted.get_model(name), fitted.tokenizer_, texts, args.year, block_size=None)
+        m = perplexity(fitted.get_model(name), fitted.tokenizer_, texts, args.year, block_size=None,
+                       progress=wants_progress(args))
     else:
         m = fitted.evaluate(name, args.year)
     gen = fitted.generate(name, args.n_generate, year=args.year, settings=_gen_settings(args, fitted))

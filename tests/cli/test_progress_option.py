@@ -12,7 +12,8 @@ import pytest
 
 from tempo_analysis.cli import build_parser, wants_progress
 
-LONG_COMMANDS = ["stream evaluate", "semantic-change rank", "diffusion train", "diffusion analyze", "future-text train"]
+LONG_COMMANDS = ["stream evaluate", "semantic-change rank", "diffusion train", "diffusion analyze", "future-text train",
+                 "future-text evaluate", "encoder mlm-eval"]
 
 
 def _subparser(parser: argparse.ArgumentParser, words: list[str]) -> argparse.ArgumentParser:
@@ -34,7 +35,7 @@ class _Stderr(io.StringIO):
 @pytest.mark.parametrize("command", LONG_COMMANDS)
 def test_both_forms_are_accepted_and_the_default_follows_the_terminal(command, monkeypatch):
     sub = _subparser(build_parser(), command.split())
-    required = [x for a in sub._actions if a.required and a.option_strings for x in (a.option_strings[0], a.choices[0] if a.choices else "x")]
+    required = [x for a in sub._actions if a.required and a.option_strings for x in (a.option_strings[0], a.choices[0] if a.choices else "1")]
     given = {flags: sub.parse_args([*required, *flags]) for flags in (("--progress",), ("--no-progress",), ())}
     monkeypatch.setattr("sys.stderr", _Stderr(tty=False))
     assert [wants_progress(given[f]) for f in (("--progress",), ("--no-progress",), ())] == [True, False, False]
