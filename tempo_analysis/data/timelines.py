@@ -258,8 +258,12 @@ class Timelines:
     @classmethod
     def from_csv(cls, path: str | Path, **kwargs) -> "Timelines":
         """Read a CSV with the columns of :meth:`from_frame`."""
-        # index_col=False: a row with a field too many is an error, not a shifted table; labels stay text
+        # index_col=False: a row with a field too many is an error, not a shifted table; labels stay text.
+        # Only a blank cell is missing: "NA", "None", "null" or "nan" is a label or a post's text, as written
+        # (pandas would read them as missing, so labelled posts would silently become unlabelled).
+        blank = {c: [""] for c in ("timeline_id", "post_id", "timestamp", "text", "label")}
         return cls.from_frame(read_frame(pd.read_csv, path, what="timelines CSV", index_col=False,
+                                         keep_default_na=False, na_values=blank,
                                          dtype={"timeline_id": str, "post_id": str, "text": str, "label": str}),
                               **kwargs)
 

@@ -195,6 +195,12 @@ STREAM_SPECS = [
     Row("stream csv: labels stay text when some are blank", lambda t: load_spec(write(t, "l.csv", CSV_HEAD +
                                                                                 "a,1,1,hi,0\na,2,2,yo,\na,3,3,ok,1\n")),
         check=lambda tl: sorted(tl.label_names) == ["0", "1"]),
+    Row("stream csv: a label spelled None or NA is a label, not a missing one", lambda t: load_spec(write(
+        t, "na.csv", CSV_HEAD + "a,1,1,hi,None\na,2,2,yo,NA\na,3,3,ok,switch\n")),
+        check=lambda tl: sorted(tl.label_names) == ["NA", "None", "switch"] and tl.df["label"].notna().all()),
+    Row("stream csv: a post whose text is N/A or null is kept", lambda t: load_spec(write(
+        t, "natext.csv", CSV_HEAD + "a,1,1,N/A,x\na,2,2,null,y\n")),
+        check=lambda tl: tl.df["text"].tolist() == ["N/A", "null"]),
 ]
 
 PERIODS = [
