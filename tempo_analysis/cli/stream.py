@@ -78,7 +78,9 @@ def register(subparsers) -> None:
     e.add_argument("--time-unit", default=None, choices=TIME_UNIT_CHOICES,
                    help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for order-only "
                         "data (a post's index in its timeline is its time; also the rule when the file has no "
-                        "timestamp column); TempoFormer then measures gaps in this unit (default: seconds)")
+                        "timestamp column; on world and rumoureval2017 it replaces their real timestamps); "
+                        "TempoFormer then measures gaps in this unit (default: seconds). Real and date-string "
+                        "timestamps are not rescaled by a numeric unit: it only sets TempoFormer's gap unit")
     e.add_argument("--time-transform", default=None, choices=["log1p", "linear"],
                    help="TempoFormer's time transform phi(gap): scale*log(1+gap/unit) (paper) or scale*gap/unit")
     e.add_argument("--time-scale", type=float, default=None,

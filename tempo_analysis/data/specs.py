@@ -104,7 +104,7 @@ def open_world(directory=None) -> World | None:
 # --- stream: Timelines ------------------------------------------------------------------------
 # (this section's imports sit here, at module level, so that each wing edits only its own section)
 from tempo_analysis.data.loaders.rumoureval import load_rumoureval  # noqa: E402
-from tempo_analysis.data.timelines import Timelines, subsample_timelines  # noqa: E402
+from tempo_analysis.data.timelines import POSITION, Timelines, subsample_timelines  # noqa: E402
 from tempo_analysis.world.config import StreamWorldConfig  # noqa: E402
 from tempo_analysis.world.stream import generate_timelines  # noqa: E402
 
@@ -121,16 +121,22 @@ def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | N
     (default folder: ``shared/data/rumoureval2017``); ``csv:FILE`` / ``jsonl:FILE``: columns
     ``timeline_id, post_id, timestamp, text[, label, author]`` (``time_unit`` for numeric
     timestamps: s, ms, min, h, D; ``position``, or no timestamp column, for order-only data:
-    a post's index in its timeline is its time). A timeline of one post is refused (it has no
+    a post's index in its timeline is its time). ``world`` and ``rumoureval2017`` carry real
+    timestamps: a numeric ``time_unit`` does not change them, and ``position`` replaces them by
+    each post's index in its time-sorted timeline (the order-only view of the same data). A timeline of one post is refused (it has no
     stream to classify; the DataError names it). ``max_timelines`` keeps a seeded random subset
     of whole timelines.
     """
     s = parse_spec(spec, TIMELINE_SPECS)
-    if s.kind == "world":
-        world = open_world(s.path)
-        tl = world.timelines if world is not None else generate_timelines(StreamWorldConfig())
-    elif s.kind == "rumoureval2017":
-        tl = load_rumoureval(shared_path(s, "rumoureval2017"))
+    if s.kind in ("world", "rumoureval2017"):
+        if s.kind == "world":
+            world = open_world(s.path)
+            tl = world.timelines if world is not None else generate_timelines(StreamWorldConfig())
+        else:
+            tl = load_rumoureval(shared_path(s, "rumoureval2017"))
+        if time_unit == POSITION:       # order-only: each post's index in its time-sorted timeline is its time
+            tl = Timelines.from_frame(tl.df.drop(columns="seconds"), time_unit=POSITION, min_posts=1,
+                                      label_names=tl.label_names)
     else:
         if len(s.parts) != 1 or not Path(s.path).expanduser().is_file():
             what = "names no file" if not s.parts else f"file {s.path!r} not found"

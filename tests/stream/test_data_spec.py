@@ -19,6 +19,17 @@ def test_world_reads_the_committed_world_without_a_warning():
     assert tl.label_names == ["IE", "IS", "O"] and len(tl.timeline_ids) == 120
 
 
+def test_position_time_unit_makes_the_world_order_only():
+    """--time-unit position on data with real timestamps: each post's index in its timeline is its
+    time (the posts, their order and labels unchanged); a numeric unit leaves the timestamps alone."""
+    real, order = load_timelines("world"), load_timelines("world", time_unit="position")
+    assert order.df["post_id"].tolist() == real.df["post_id"].tolist()
+    assert order.df["label"].fillna("").tolist() == real.df["label"].fillna("").tolist()
+    expected = real.df.groupby("timeline_id", sort=False).cumcount().astype(float).tolist()
+    assert order.df["seconds"].tolist() == expected
+    assert load_timelines("world", time_unit="h").df["seconds"].tolist() == real.df["seconds"].tolist()
+
+
 def test_no_world_on_disk_generates_the_stream_part_in_memory(tmp_path, monkeypatch):
     monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))
     with pytest.warns(UserWarning, match="generating the default world"):
