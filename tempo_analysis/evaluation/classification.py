@@ -25,7 +25,13 @@ from tempo_analysis.data.timelines import check_labels_seen
 
 
 def classification_scores(y_true, y_pred, label_names) -> dict:
-    """Per-class F1/precision/recall/support, macro-F1 and the confusion matrix."""
+    """Per-class F1/precision/recall/support, macro-F1 and the confusion matrix.
+
+    Macro-F1 averages the classes that occur in ``y_true`` or ``y_pred`` (scikit-learn's rule): a
+    class that a test fold lacks and the model never predicts has no F1 to count, and counting it as
+    0 would score a perfect classifier below 1. Such classes are listed under ``absent`` (their
+    per-class entries read 0 with support 0, and ``aggregate`` leaves them out of that class's mean).
+    """
     y_true, y_pred = np.asarray(y_true), np.asarray(y_pred)
     if y_true.shape != y_pred.shape:
         raise ValueError(f"y_true has shape {y_true.shape} but y_pred has {y_pred.shape}; pass one prediction per post")
@@ -35,12 +41,14 @@ def classification_scores(y_true, y_pred, label_names) -> dict:
     y_true, y_pred = y_true[keep], y_pred[keep]
     labels = list(range(len(label_names)))
     p, r, f, s = precision_recall_fscore_support(y_true, y_pred, labels=labels, zero_division=0)
+    present = np.isin(labels, np.concatenate([y_true, y_pred]))
     return {
         "f1": {n: float(v) for n, v in zip(label_names, f)},
         "precision": {n: float(v) for n, v in zip(label_names, p)},
         "recall": {n: float(v) for n, v in zip(label_names, r)},
         "support": {n: int(v) for n, v in zip(label_names, s)},
-        "macro_f1": float(np.mean(f)),
+        "macro_f1": float(np.mean(f[present])),
+        "absent": [n for n, here in zip(label_names, present) if not here],
         "confusion": confusion_matrix(y_true, y_pred, labels=labels).tolist(),
     }
 
@@ -88,6 +96,8 @@ def timeline_folds(timelines, k: int = 5, dev_fraction: float = 0.25, seed: int 
 
 def _mean_std(values) -> dict:
     v = np.asarray(values, dtype=float)
+    if not len(v):
+        return {"mean": None, "std": None}     # e.g. a class absent from every test fold
     return {"mean": float(v.mean()), "std": float(v.std(ddof=1)) if len(v) > 1 else 0.0}
 
 
@@ -97,7 +107,7 @@ def aggregate(runs: list[dict], label_names) -> dict:
         raise ValueError("no runs to aggregate")
     out = {
         "macro_f1": _mean_std([r["macro_f1"] for r in runs]),
-        "f1": {n: _mean_std([r["f1"][n] for r in runs]) for n in label_names},
+        "f1": {n: _mean_std([r["f1"][n] for r in runs if n not in r.get("absent", ())]) for n in label_names},
         "confusion": np.sum([r["confusion"] for r in runs], axis=0).tolist(),
         "n_runs": len(runs),
     }
@@ -161,7 +171,7 @@ def format_table(results: dict[str, dict], label_names) -> str:
     rows = []
     for name, res in results.items():
         s = res["summary"] if "summary" in res else res
-        cells = [f"{100 * s['f1'][n]['mean']:.1f}" for n in label_names]
+        cells = [f"{100 * s['f1'][n]['mean']:.1f}" if s['f1'][n]['mean'] is not None else "–" for n in label_names]
         cells.append(f"{100 * s['macro_f1']['mean']:.1f} ± {100 * s['macro_f1']['std']:.1f}")
         rows.append([name] + cells)
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]

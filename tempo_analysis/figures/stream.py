@@ -112,7 +112,8 @@ def results_table(results: dict, label_names, title: str = "F1 (%)", reference: 
     for model, res in results.items():
         s = _summary(res)
         m = s["macro_f1"]
-        cells = [model] + [f"{100 * s['f1'][n]['mean']:.1f}" for n in label_names]
+        cells = [model] + [f"{100 * s['f1'][n]['mean']:.1f}" if s['f1'][n]['mean'] is not None else "–"
+                           for n in label_names]
         cells.append(f"{100 * m['mean']:.1f} ± {100 * m['std']:.1f}")
         if ref is not None:
             cells.append("" if model == reference else f"{100 * (m['mean'] - ref):+.1f}")

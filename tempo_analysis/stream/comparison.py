@@ -83,7 +83,9 @@ class EvaluationRow:
         return {f: float(np.mean([r["macro_f1"] for r in self.runs if int(r["fold"]) == f])) for f in self.folds}
 
     def class_f1(self, label: str) -> float:
-        return float(np.mean([r["f1"][label] for r in self.runs]))
+        """Mean F1 of ``label`` over the runs whose test fold has it (NaN when none has)."""
+        kept = [r["f1"][label] for r in self.runs if label not in r.get("absent", ())]
+        return float(np.mean(kept)) if kept else float("nan")
 
 
 def _default_name(report: dict) -> str:

@@ -22,6 +22,21 @@ def test_scores_per_class_macro_and_confusion():
         classification_scores(y, p[:3], ["a", "b", "c"])
 
 
+def test_a_class_missing_from_the_test_fold_is_not_counted_as_zero():
+    """A perfect classifier scores 1 on a fold without one of the classes; the absent class is
+    listed, and left out of that class's mean over runs (but a class predicted and absent counts)."""
+    s = classification_scores(np.array([0, 0, 1, 1]), np.array([0, 0, 1, 1]), ["a", "b", "rare"])
+    assert s["macro_f1"] == 1.0 and s["absent"] == ["rare"]
+    wrong = classification_scores(np.array([0, 0, 1, 1]), np.array([0, 2, 1, 1]), ["a", "b", "rare"])
+    assert wrong["absent"] == [] and wrong["macro_f1"] == pytest.approx((2 / 3 + 1 + 0) / 3)
+    full = classification_scores(np.array([0, 1, 2]), np.array([0, 1, 1]), ["a", "b", "rare"])
+    runs = [dict(s, seed=0), dict(full, seed=0)]
+    agg = aggregate(runs, ["a", "b", "rare"])
+    assert agg["f1"]["rare"]["mean"] == 0.0 and agg["f1"]["a"]["mean"] == 1.0
+    assert aggregate([dict(s, seed=0)], ["a", "b", "rare"])["f1"]["rare"] == {"mean": None, "std": None}
+    assert "–" in format_table({"m": {"summary": aggregate([dict(s, seed=0)], ["a", "b", "rare"])}}, ["a", "b", "rare"])
+
+
 def test_folds_never_split_a_timeline():
     tl = make_timelines(n_timelines=12, n_posts=(3, 7, 5, 2))
     splits = timeline_folds(tl, k=4, dev_fraction=0.25, seed=0)
@@ -36,6 +51,20 @@ def test_folds_never_split_a_timeline():
     assert timeline_folds(tl, 4, seed=0)[1].test == splits[1].test  # deterministic
     with pytest.raises(ValueError, match="cannot make k=20 folds"):
         timeline_folds(tl, 20)
+
+
+def test_cross_validate_refuses_a_test_label_that_no_training_fold_has():
+    """A label found in one timeline only: the fold that tests that timeline has never trained on it,
+    so cross-validation stops with a DataError naming the posts, instead of scoring an unlearnable class."""
+    from tempo_analysis.data import DataError
+    from tempo_analysis.data.timelines import Timelines
+
+    tl = make_timelines(n_timelines=8, n_posts=(5, 6), labels=("no", "yes"))
+    df = tl.df.drop(columns="seconds")
+    df.loc[df["timeline_id"] == "tl3", "label"] = "rare"
+    tl = Timelines.from_frame(df, time_unit="s", min_posts=1)
+    with pytest.raises(DataError, match=r"labels \['rare'\] never occur in training"):
+        cross_validate(lambda seed: PriorRandomClassifier(seed=seed), tl, folds=4, progress=False)
 
 
 def test_cross_validate_and_aggregate():
