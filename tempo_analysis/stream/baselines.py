@@ -192,6 +192,22 @@ class BiLSTMNet(nn.Module):
         return self.out(self.drop(torch.cat([h[0], h[1]], dim=-1)))
 
 
+def hidden_sizes(value, default, model: str):
+    """``hidden`` as the model takes it: one positive size (``default`` an int) or two (a pair).
+
+    None gives ``default``; 0, a negative size or the wrong number of sizes is refused, naming the
+    model and the fix (``hidden or default`` would silently turn 0 into the default)."""
+    if value is None:
+        return default
+    sizes = list(value) if isinstance(value, (list, tuple)) else [value]
+    want = 2 if isinstance(default, tuple) else 1
+    if len(sizes) != want or any(isinstance(v, bool) or int(v) != v or v < 1 for v in sizes):
+        example = "64 64" if want == 2 else "128"
+        raise ValueError(f"hidden={value!r}: {model} takes {'two FFN sizes' if want == 2 else 'one hidden size'}, "
+                         f"each a positive integer. Fix: e.g. --hidden {example} (the default: {default!r}).")
+    return tuple(int(v) for v in sizes) if want == 2 else int(sizes[0])
+
+
 @dataclass(eq=False)
 class _SentenceVectorBaseline(_TorchBaseline):
     schedule = "constant"
@@ -210,10 +226,14 @@ class _SentenceVectorBaseline(_TorchBaseline):
     device: str = "auto"
     progress: bool = False
 
+    hidden_default = None  # the model's default hidden size(s): one int, or a pair for FFN heads
+
     def __post_init__(self):
         if not isinstance(self.encoder, str):
             raise ValueError("sentence-vector baselines take an encoder name or path (e.g. 'default')")
         self.window = int(self.window)
+        if self.hidden_default is not None:       # a bad size fails here, before any post is embedded
+            hidden_sizes(self.hidden, self.hidden_default, type(self).__name__)
 
     def _features(self, timelines):
         x, mask = _window_vectors(timelines, self.window, self.encoder, self.max_length)
@@ -228,15 +248,19 @@ class _SentenceVectorBaseline(_TorchBaseline):
 class FFNHistoryClassifier(_SentenceVectorBaseline):
     """FFN-History (paper): sentence vectors of the current post and of the window mean."""
 
+    hidden_default = (64, 64)
+
     def _net(self, num_labels):
-        return FFNHistoryNet(self.dim_, tuple(self.hidden or (64, 64)), num_labels, self.dropout)
+        return FFNHistoryNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "ffn_history"), num_labels, self.dropout)
 
 
 class BiLSTMClassifier(_SentenceVectorBaseline):
     """BiLSTM (paper): bidirectional single-layer LSTM over the window's sentence vectors."""
 
+    hidden_default = 128
+
     def _net(self, num_labels):
-        return BiLSTMNet(self.dim_, int(self.hidden or 128), num_labels, self.dropout)
+        return BiLSTMNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "bilstm"), num_labels, self.dropout)
 
 
 # ---------------------------------------------------------------------------------------------

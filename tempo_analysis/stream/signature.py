@@ -29,7 +29,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from .baselines import _SentenceVectorBaseline
+from .baselines import _SentenceVectorBaseline, hidden_sizes
 from .time_bilstm import window_time_features
 
 
@@ -156,6 +156,7 @@ class SWNUClassifier(_SentenceVectorBaseline):
     swnu_hidden: int = 12  # the SWNU's LSTM size (paper grid 10, 12)
     sig_depth: int = 3  # log-signature truncation level
     time_scale: float = 10.0  # log1p(seconds) time channels are divided by this
+    hidden_default = (32, 32)  # the FFN head
 
     def __post_init__(self):
         super().__post_init__()
@@ -173,7 +174,7 @@ class SWNUClassifier(_SentenceVectorBaseline):
 
     def _net(self, num_labels):
         return SWNUNet(self.dim_, num_labels, int(self.reduced_dim), int(self.swnu_hidden), int(self.sig_depth),
-                       tuple(self.hidden or (32, 32)), self.dropout)
+                       hidden_sizes(self.hidden, self.hidden_default, "swnu"), self.dropout)
 
 
 @dataclass(eq=False)
@@ -191,7 +192,7 @@ class SeqSigNetClassifier(SWNUClassifier):
     def _net(self, num_labels):
         return SeqSigNet(self.dim_, self.window, num_labels, int(self.unit), int(self.shift), int(self.reduced_dim),
                          int(self.swnu_hidden), int(self.sig_depth), int(self.seq_hidden),
-                         tuple(self.hidden or (32, 32)), self.dropout)
+                         hidden_sizes(self.hidden, self.hidden_default, "seq_sig_net"), self.dropout)
 
 
 __all__ = ["ExpandingLogSig", "SWNU", "SWNUClassifier", "SWNUNet", "SeqSigNet", "SeqSigNetClassifier",

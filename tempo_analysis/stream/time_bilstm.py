@@ -20,7 +20,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from .baselines import BiLSTMNet, _SentenceVectorBaseline
+from .baselines import BiLSTMNet, _SentenceVectorBaseline, hidden_sizes
 
 
 def window_time_features(timelines, window: int, time_scale: float = 10.0) -> torch.Tensor:
@@ -50,6 +50,7 @@ class TimeAwareBiLSTMClassifier(_SentenceVectorBaseline):
     """BiLSTM with log time gaps as input features (BiLSTMClassifier's settings plus time_scale)."""
 
     time_scale: float = 10.0  # the log1p(seconds) features are divided by this
+    hidden_default = 128
 
     def __post_init__(self):
         super().__post_init__()
@@ -63,7 +64,7 @@ class TimeAwareBiLSTMClassifier(_SentenceVectorBaseline):
         return feats
 
     def _net(self, num_labels):
-        return TimeBiLSTMNet(self.dim_, int(self.hidden or 128), num_labels, self.dropout)
+        return TimeBiLSTMNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "time_bilstm"), num_labels, self.dropout)
 
 
 __all__ = ["TimeAwareBiLSTMClassifier", "TimeBiLSTMNet", "window_time_features"]

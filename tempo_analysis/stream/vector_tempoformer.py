@@ -31,7 +31,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-from .baselines import _SentenceVectorBaseline
+from .baselines import _SentenceVectorBaseline, hidden_sizes
 from .model import GateNorm, TemporalRotaryAttention, classifier_head, time_positions
 from .names import check_ablation
 
@@ -96,6 +96,7 @@ class VectorTempoFormerClassifier(_SentenceVectorBaseline):
     layers: int = 1  # temporal attention layers
     model_kwargs: dict | None = None  # time settings, as TempoFormer's: time_transform, time_unit,
     # time_scale, rope_theta (default 10), temporal_residual
+    hidden_default = 128
 
     def __post_init__(self):
         super().__post_init__()
@@ -108,7 +109,7 @@ class VectorTempoFormerClassifier(_SentenceVectorBaseline):
         if unknown:
             raise ValueError(f"model_kwargs {unknown} do not apply to tempoformer_vectors; it takes "
                              f"{', '.join(TIME_DEFAULTS)}")
-        hidden = int(self.hidden or 128)
+        hidden = hidden_sizes(self.hidden, self.hidden_default, "tempoformer_vectors")
         if int(self.layers) < 1 or hidden % int(self.heads) or (hidden // int(self.heads)) % 2:
             raise ValueError(f"hidden={hidden}, heads={self.heads}, layers={self.layers}: need layers >= 1 and "
                              "hidden split into heads of even size (e.g. hidden 128, heads 4)")
@@ -120,7 +121,7 @@ class VectorTempoFormerClassifier(_SentenceVectorBaseline):
         return feats
 
     def _net(self, num_labels):
-        return VectorTempoFormerNet(self.dim_, int(self.hidden or 128), num_labels, heads=int(self.heads),
+        return VectorTempoFormerNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "tempoformer_vectors"), num_labels, heads=int(self.heads),
                                     layers=int(self.layers), max_window=max(64, self.window), dropout=self.dropout,
                                     ablation=self.ablation, **self.model_kwargs)
 

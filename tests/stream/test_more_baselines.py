@@ -326,3 +326,14 @@ def test_llm_passes_the_cache_under_the_name_the_model_takes(llm):
         got = FewShotLLMClassifier((wrapped, tok), window=3, shots=2, seed=0, batch_size=2).fit(train).label_logprobs(prompts)
         np.testing.assert_allclose(got, want, atol=1e-4)
         assert any(wrapped.calls), name  # the shared prefix really went in as a cache
+
+
+@pytest.mark.parametrize("name, hidden, takes", [
+    ("bilstm", 0, "one hidden size"), ("time_bilstm", (64, 64), "one hidden size"),
+    ("tempoformer_vectors", -4, "one hidden size"), ("ffn_history", 64, "two FFN sizes"),
+    ("swnu", (8, 8, 8), "two FFN sizes"), ("seq_sig_net", (0, 8), "two FFN sizes")])
+def test_a_bad_hidden_size_is_refused_when_the_baseline_is_made(name, hidden, takes):
+    """0 used to become the default size silently, and a count the model cannot take crashed only
+    after every post was embedded."""
+    with pytest.raises(ValueError, match=f"hidden=.*takes {takes}.*Fix: e.g. --hidden"):
+        make_classifier(name, hidden=hidden)
