@@ -215,7 +215,10 @@ class SemanticChangeRanker:
         ranker.model_ = ChangeModel(meta["method"], model, tok, meta["periods"], meta["time_token_ids"],
                                     meta["train_report"], meta["added_targets"], time_blind=meta["method"] == "no-time")
         z = np.load(d / "vectors.npz")
-        u = pd.read_csv(d / "usages.csv", dtype={"doc_id": str}, keep_default_na=False)
+        # every column as written: a period is JSON text (1990 must not come back as an int to json.loads),
+        # and a word such as "1984" or "null" stays a string
+        u = pd.read_csv(d / "usages.csv", dtype={"doc_id": str, "period": str, "word": str, "text": str},
+                        keep_default_na=False)
         usages = [TargetUsage(w, json.loads(p), t, int(s), int(e), doc or None)
                   for w, p, t, s, e, doc in zip(u["word"], u["period"], u["text"], u["start"], u["end"], u["doc_id"])]
         ranker.vectors_ = TargetVectors(z["vectors"], usages, [int(x) for x in z["layers"]], z["n_pieces"],

@@ -6,6 +6,8 @@ import pytest
 
 from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.data import PeriodCorpus
+from tempo_analysis.data.change import ChangeData
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, comparison_table
 from tempo_analysis.semantic_change.explore import embed_sentence, period_neighbours, usage_map
 
@@ -71,6 +73,19 @@ def test_explore_map_neighbours_and_sentence(dwug_result):
     assert r.neighbours("plane", k=5) == nb
     assert list(nb) == ["1", "2"] and all(len(v) == 5 for v in nb.values())
     assert all(w.isalpha() and w != "plane" for v in nb.values() for w, _ in v)
+
+
+def test_ranker_with_year_periods_and_a_number_word_round_trips(tiny_path, tmp_path):
+    """Periods that are numbers (years from a CSV) and a target spelled as a number come back as they were."""
+    texts = ["a cell here", "the cell phone", "in 1984 it rained", "the year 1984 went"]
+    c = PeriodCorpus.from_frame(pd.DataFrame({"period": [1990] * 4 + [2000] * 4, "text": texts * 2}))
+    data = ChangeData("years", c, ["cell", "1984"], pd.DataFrame({"word": ["cell", "1984"], "graded": [0.5, 0.1]}))
+    r = SemanticChangeRanker(RankConfig(encoder=tiny_path, train=None, layers=1, samples=5)).fit(data)
+    r.save(tmp_path / "r")
+    back = SemanticChangeRanker.load(tmp_path / "r")
+    assert [(u.word, u.period) for u in back.vectors_.usages] == [(u.word, u.period) for u in r.vectors_.usages]
+    assert {type(u.period) for u in back.vectors_.usages} == {int} and back.periods_ == [1990, 2000]
+    pd.testing.assert_frame_equal(back.rescore(), r.rescore(), check_dtype=False)
 
 
 def test_ranker_save_load_roundtrip(dwug_result, tmp_path):
