@@ -9,6 +9,7 @@ Built from a ``--data`` spec by :func:`tempo_analysis.data.specs.load_change_dat
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -37,6 +38,20 @@ class ChangeData:
     def compared(self):
         """The two periods Algorithm 1 compares: the first and the last."""
         return [self.periods[0], self.periods[-1]]
+
+    def fingerprint(self) -> str:
+        """A digest of what a ranking reads: the corpus (periods and texts, in order), the targets, the
+        given usages and the truth. Two ChangeData with the same name but other contents (a world from
+        another folder, another sentence cap) differ here; caches key on it."""
+        h = hashlib.sha256()
+        df = self.corpus.df
+        h.update(pd.util.hash_pandas_object(df[["period", "text"]].astype(str), index=False).to_numpy().tobytes())
+        h.update(repr(list(self.targets)).encode())
+        if self.usages is not None:
+            h.update(repr([(u.word, u.period, u.text, u.start, u.end) for u in self.usages]).encode())
+        if self.truth is not None:
+            h.update(self.truth.to_csv(index=False).encode())
+        return h.hexdigest()[:16]
 
     @classmethod
     def from_usage_corpus(cls, name: str, corpus: PeriodCorpus, truth: pd.DataFrame) -> "ChangeData":

@@ -240,8 +240,11 @@ class SemanticChangeRanker:
 # several methods on one dataset (notebook 02's comparison)
 # ---------------------------------------------------------------------------------------------
 def fit_cached(data: ChangeData, config: RankConfig, *, cache_name: str = "02-semantic-change") -> SemanticChangeRanker:
-    """``SemanticChangeRanker(config).fit(data)``, memoised by (data name, targets, settings)."""
-    params = {"data": data.name, "targets": list(data.targets), "config": config.to_dict()}
+    """``SemanticChangeRanker(config).fit(data)``, memoised by (data name, its contents' fingerprint,
+    targets, settings): the same name over other contents (another world folder, another sentence
+    cap) is fitted anew."""
+    params = {"data": data.name, "data_fingerprint": data.fingerprint(), "targets": list(data.targets),
+              "config": config.to_dict()}
     return cached(f"{cache_name}-{config.method}", params, lambda: SemanticChangeRanker(config).fit(data),
                   save=lambda ranker, folder: ranker.save(folder), load=SemanticChangeRanker.load)
 

@@ -140,3 +140,22 @@ def test_widgets_build_and_react(dwug_result):
     word_explorer(r, word="plane", method="pca")
     probe = sentence_probe(r, word="plane", text="The plane landed.", method="pca")
     assert probe.children[1].value == "The plane landed."
+
+
+def test_the_notebook_cache_tells_apart_data_of_one_name(tiny_path, tmp_path, monkeypatch):
+    """fit_cached keys on the data's contents, not only its name: a world from another folder or
+    another sentence cap is fitted anew, and the same data is read back from the cache."""
+    from tempo_analysis.semantic_change.ranker import fit_cached
+
+    monkeypatch.setenv("TEMPO_ANALYSIS_CACHE", str(tmp_path / "cache"))
+    truth = pd.DataFrame({"word": ["cell"], "graded": [0.5]})
+
+    def data(n):
+        c = PeriodCorpus.from_frame(pd.DataFrame({"period": [1] * n + [2] * n, "text": ["a cell here"] * (2 * n)}))
+        return ChangeData("same-name", c, ["cell"], truth)
+
+    cfg = RankConfig(encoder=tiny_path, train=None, layers=1, samples=None)
+    small, large = fit_cached(data(2), cfg), fit_cached(data(5), cfg)
+    assert len(small.vectors_) == 4 and len(large.vectors_) == 10
+    again = fit_cached(data(2), cfg)
+    assert len(again.vectors_) == 4 and len(list((tmp_path / "cache").iterdir())) == 2
