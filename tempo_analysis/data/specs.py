@@ -211,10 +211,10 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
     if s.kind == "semeval":
         d = load_semeval(s.path, max_sentences_per_period=max_sentences_per_period, seed=seed)
         d.corpus.require_periods(2, f"semantic change ranking on --data {s.text!r}")
-        return ChangeData(f"semeval:{s.path}", d.corpus, _change_targets(d.targets, targets), d.truth)
+        return _subset(ChangeData(f"semeval:{s.path}", d.corpus, list(d.targets), d.truth), targets)
     d = load_dwug(s.path)
     d.corpus.require_periods(2, f"semantic change ranking on --data {s.text!r}")
-    return ChangeData(f"dwug:{s.path}", d.corpus, _change_targets(d.targets, targets), d.truth, d.usages)
+    return _subset(ChangeData(f"dwug:{s.path}", d.corpus, list(d.targets), d.truth, d.usages), targets)
 
 
 def _subset(data: ChangeData, wanted) -> ChangeData:

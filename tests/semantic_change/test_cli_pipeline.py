@@ -79,6 +79,8 @@ def test_pos_suffixed_target_maps_to_surface_form(tiny_path):
     assert data.targets == ["plane"]
     usages, missing = sample_usages(data, None)
     assert len(usages) == 8 and not missing
+    # the truth and the given usages follow the chosen targets: the others are not counted as dropped
+    assert data.truth["word"].tolist() == ["plane"] and {u.word for u in data.usages} == {"plane"}
 
 
 def test_add_targets_as_whole_tokens_and_time_token_prefix(tiny_path):
