@@ -43,7 +43,7 @@ from .extraction import TargetVectors
 from .model import TemporalAttentionForMaskedLM
 from .pipeline import (ChangeModel, RankConfig, add_target_tokens, build_model, evaluate_scores, sample_usages,
                        train_model)
-from .scoring import score_words
+from .scoring import check_layers, score_words
 
 
 class SemanticChangeRanker:
@@ -70,10 +70,13 @@ class SemanticChangeRanker:
         data.corpus.require_periods(2, "semantic change ranking")   # a single period would score every word 0
         timings = {}
         t0 = time.perf_counter()
-        if model is None:
+        built = model is None
+        if built:
             doc_counts = data.corpus.df["period"].value_counts().reindex(data.periods).tolist()
             model = build_model(cfg.method, data.periods, encoder=cfg.encoder, doc_counts=doc_counts,
                                 form=cfg.form, time_residual=cfg.time_residual, seed=cfg.seed)
+        check_layers(cfg.layers, model.model.config.num_hidden_layers)   # before training and embedding
+        if built:
             trains = cfg.train is not None and cfg.train.epochs > 0     # --train-epochs 0 skips post-training
             if cfg.add_targets and trains:      # new whole tokens only make sense when training can fit them
                 model.added_targets = add_target_tokens(model, data.targets)

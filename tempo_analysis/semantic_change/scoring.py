@@ -105,6 +105,20 @@ _FUNCS = {"cosine": score_cosine, "prt": score_prt, "apd": score_apd, "apd-withi
           "jsd": score_jsd}
 
 
+def check_layers(layers, num_layers: int) -> None:
+    """Refuse a ``layers`` setting that an encoder of ``num_layers`` layers cannot give (before any work):
+    an int counts the last layers (1..num_layers); a list names hidden states (0 = embeddings)."""
+    if isinstance(layers, (int, np.integer)):
+        if not 1 <= layers <= num_layers:
+            raise ValueError(f"layers={layers} must be between 1 and the encoder's {num_layers} layers. "
+                             f"Fix: e.g. --layers 4 (the last four), or a range such as 2-{num_layers}.")
+        return
+    bad = [int(x) for x in layers if not 0 <= int(x) <= num_layers]
+    if bad:
+        raise ValueError(f"layers {bad}: the encoder's hidden states are numbered 0 (embeddings) to {num_layers}. "
+                         f"Fix: name layers in 0-{num_layers}.")
+
+
 def layer_average(vectors: np.ndarray, kept_layers: list[int], layers=4) -> np.ndarray:
     """[N, L, D] -> [N, D]: mean over the last ``layers`` encoder layers (int) or the listed hidden states."""
     kept = list(kept_layers)

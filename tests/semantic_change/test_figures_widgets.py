@@ -159,3 +159,17 @@ def test_the_notebook_cache_tells_apart_data_of_one_name(tiny_path, tmp_path, mo
     assert len(small.vectors_) == 4 and len(large.vectors_) == 10
     again = fit_cached(data(2), cfg)
     assert len(again.vectors_) == 4 and len(list((tmp_path / "cache").iterdir())) == 2
+
+
+@pytest.mark.parametrize("layers, message", [(5, r"layers=5 must be between 1 and the encoder's 2 layers"),
+                                             ([1, 3], r"layers \[3\]: .*numbered 0 \(embeddings\) to 2")])
+def test_layers_the_encoder_lacks_fail_before_training(tiny_path, monkeypatch, layers, message):
+    import tempo_analysis.semantic_change.ranker as ranker_module
+
+    def no_training(*a, **k):
+        raise AssertionError("post-training started before the layers were checked")
+    monkeypatch.setattr(ranker_module, "train_model", no_training)
+    c = PeriodCorpus.from_frame(pd.DataFrame({"period": [1, 1, 2, 2], "text": ["a cell here"] * 4}))
+    data = ChangeData("toy", c, ["cell"], None)
+    with pytest.raises(ValueError, match=message):
+        SemanticChangeRanker(RankConfig(encoder=tiny_path, layers=layers, train=PostTrainConfig(progress=False))).fit(data)
