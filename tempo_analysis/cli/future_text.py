@@ -194,23 +194,13 @@ def check_years(args) -> None:
 
 
 def split_of(frame, dev_year, test_year) -> tuple:
-    """(dev year, test year) with a year given alone completed from the data: --dev-year alone takes
-    the next year with documents as the test year; --test-year alone, the last year with documents
-    before it as the dev year (neither given: the model's default split)."""
-    if (dev_year is None) == (test_year is None):
+    """(dev year, test year) with a year given alone completed from the data (``complete_split``;
+    neither given: the model's default split, chosen when it is fitted)."""
+    from tempo_analysis.future_text.splits import complete_split
+
+    if dev_year is None and test_year is None:
         return dev_year, test_year
-    years = sorted(set(frame["year"]))
-    if dev_year is not None:
-        later = [y for y in years if y > dev_year]
-        if not later:
-            raise ValueError(f"--dev-year {dev_year}: no later year with documents to test on (years present: "
-                             f"{years[0]}-{years[-1]}). Fix: give an earlier --dev-year, or --test-year too.")
-        return dev_year, later[0]
-    earlier = [y for y in years if y < test_year]
-    if not earlier:
-        raise ValueError(f"--test-year {test_year}: no earlier year with documents for dev (years present: "
-                         f"{years[0]}-{years[-1]}). Fix: give a later --test-year, or --dev-year too.")
-    return earlier[-1], test_year
+    return complete_split(frame, dev_year, test_year, names=("--dev-year", "--test-year"))
 
 
 def cmd_train(args) -> int:

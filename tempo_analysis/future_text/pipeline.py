@@ -60,7 +60,7 @@ from tempo_analysis.future_text.metrics import content_meteor, perplexity_report
 from tempo_analysis.future_text.model import FutureLM
 from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, FutureTextSettings,
                                                  GenerationSettings, default_settings)
-from tempo_analysis.future_text.splits import default_split, split_years
+from tempo_analysis.future_text.splits import complete_split, split_years
 from tempo_analysis.future_text.states import StateCache, rest_terms, state_context_table
 from tempo_analysis.future_text.tokenizer import content_mask, ensure_special_tokens, train_bpe_tokenizer
 from tempo_analysis.future_text.whatif import copy_rate, trend_frame
@@ -179,9 +179,8 @@ class FutureTextModel:
         """Split, LM + tokenizer, frequency table, the vocabulary S, cached states (no variant trained)."""
         s = self.settings
         self.frame_ = yearly_frame(frame)
-        dev_year, test_year = self.dev_year, self.test_year
-        if dev_year is None or test_year is None:
-            dev_year, test_year = default_split(self.frame_)
+        # a year given alone is completed from the data (never replaced by the default split)
+        dev_year, test_year = complete_split(self.frame_, self.dev_year, self.test_year)
         self.dev_year_, self.test_year_ = int(dev_year), int(test_year)
         self.train_df_, self.dev_df_, self.test_df_ = split_years(self.frame_, self.dev_year_, self.test_year_,
                                                                   self.train_years)

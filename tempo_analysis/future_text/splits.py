@@ -41,6 +41,31 @@ def default_split(frame: pd.DataFrame) -> tuple[int, int]:
     return years[-2], years[-1]
 
 
+def complete_split(frame: pd.DataFrame, dev_year=None, test_year=None,
+                   names: tuple[str, str] = ("dev_year", "test_year")) -> tuple[int, int]:
+    """(dev_year, test_year) with a year given alone completed from the data: ``dev_year`` alone takes
+    the next year with documents as the test year; ``test_year`` alone, the last year with documents
+    before it as the dev year; neither, :func:`default_split`. ``names`` are the fields' names in
+    errors (the CLI passes its flags)."""
+    if dev_year is None and test_year is None:
+        return default_split(frame)
+    if dev_year is not None and test_year is not None:
+        return dev_year, test_year
+    years = sorted(set(frame["year"]))
+    span = f"years present: {years[0]}-{years[-1]}"
+    if dev_year is not None:
+        later = [y for y in years if y > dev_year]
+        if not later:
+            raise DataError(f"{names[0]} {dev_year}: no later year with documents to test on ({span}). "
+                            f"Fix: give an earlier {names[0]}, or {names[1]} too.")
+        return dev_year, later[0]
+    earlier = [y for y in years if y < test_year]
+    if not earlier:
+        raise DataError(f"{names[1]} {test_year}: no earlier year with documents for dev ({span}). "
+                        f"Fix: give a later {names[1]}, or {names[0]} too.")
+    return earlier[-1], test_year
+
+
 def subsample_per_year(frame: pd.DataFrame, n: int | None, seed: int = 0) -> pd.DataFrame:
     """At most ``n`` documents per year (seeded); None keeps everything."""
     if n is None:

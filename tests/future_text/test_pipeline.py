@@ -545,3 +545,13 @@ def test_a_split_word_is_labelled_as_its_first_piece_with_a_note(exp, monkeypatc
     assert "first piece" in shown[0].value and "kernel" in shown[0].value   # the note comes before the bars
     bars = " ".join(str(list(tr.x)) + str(list(tr.y)) for tr in shown[1].data)
     assert "kernel → " in bars and whole in bars
+
+
+@pytest.mark.parametrize("given, expected", [({"dev_year": 2013}, (2013, 2014)), ({"test_year": 2014}, (2013, 2014)),
+                                             ({}, (2015, 2016))])
+def test_a_year_given_alone_is_completed_not_replaced_by_the_default_split(given, expected):
+    """dev_year alone: the next year with documents is the test year; test_year alone: the last year
+    before it is dev. The default split (the last two years) would have trained on the asked test year."""
+    fm = FutureTextModel(default_settings(**TINY), variants=["baseline"], **given)
+    fm._setup(toy_frame(years=range(2010, 2017)))
+    assert (fm.dev_year_, fm.test_year_) == expected and max(fm.train_years_) < expected[0]
