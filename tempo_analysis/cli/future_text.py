@@ -25,12 +25,11 @@ from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
 from tempo_analysis.cli import add_progress_option, refuse_options, require_positive, wants_progress
-from tempo_analysis.future_text.settings import VARIANTS, FutureTextSettings, GenerationSettings
+from tempo_analysis.future_text.settings import VARIANTS, WINDOW_VARIANTS, FutureTextSettings, GenerationSettings
 
 
 TINY_OPTIONS = ["--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size", "--pretrain-epochs"]
 BIAS_OPTIONS = ["--alpha", "--alpha-search"]     # the temporal bias: not in baseline and last-n
-WINDOW_VARIANTS = ("freq", "context", "context2")  # the variants whose LSTM reads --window years
 # the options above default to None on the command line (so that a given one is seen); these fill them
 SETTING_FLAGS = ("vocab_size", "n_layer", "n_embd", "n_head", "block_size", "pretrain_epochs", "finetune_steps",
                  "batch_size", "window", "alpha", "alpha_search", "seed")

@@ -58,7 +58,7 @@ from tempo_analysis.future_text.frequency import FrequencyTable
 from tempo_analysis.future_text.generation import generate_texts
 from tempo_analysis.future_text.metrics import content_meteor, perplexity_report
 from tempo_analysis.future_text.model import FutureLM
-from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, FutureTextSettings,
+from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, WINDOW_VARIANTS, FutureTextSettings,
                                                  GenerationSettings, default_settings)
 from tempo_analysis.future_text.splits import complete_split, split_years
 from tempo_analysis.future_text.states import StateCache, rest_terms, state_context_table
@@ -186,7 +186,8 @@ class FutureTextModel:
                                                                   self.train_years)
         self.train_years_ = sorted(set(self.train_df_["year"]))
         first = self.train_years_[0]
-        if s.window > len(self.train_years_) - 1:
+        reads_window = any(v in WINDOW_VARIANTS for v, _, _ in self.jobs())
+        if reads_window and s.window > len(self.train_years_) - 1:
             raise ValueError(f"window={s.window} is longer than the {len(self.train_years_) - 1} training years that "
                              f"have a previous year ({self.train_years_[0]}-{self.train_years_[-1]}). Fix: use "
                              f"window <= {len(self.train_years_) - 1} or give more years")

@@ -16,6 +16,7 @@ VARIANTS = ("baseline", "last-n", "freq-nolstm", "freq", "context", "context2")
 BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": "trend", "context": "lstm",
              "context2": "gated"}
 FEATURE_KIND = {"freq-nolstm": "freq", "freq": "freq", "context": "context", "context2": "context"}
+WINDOW_VARIANTS = ("freq", "context", "context2")  # the variants whose LSTM reads a window of years
 
 
 ALPHA_GRID = (1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)     # the paper's search grid for alpha

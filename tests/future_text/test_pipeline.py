@@ -555,3 +555,13 @@ def test_a_year_given_alone_is_completed_not_replaced_by_the_default_split(given
     fm = FutureTextModel(default_settings(**TINY), variants=["baseline"], **given)
     fm._setup(toy_frame(years=range(2010, 2017)))
     assert (fm.dev_year_, fm.test_year_) == expected and max(fm.train_years_) < expected[0]
+
+
+def test_the_window_check_binds_only_the_variants_that_read_a_window():
+    """Five years, three of them for training: window 3 is too long for freq's LSTM, but the baseline,
+    last-n and freq-nolstm read no window and must not be refused for it (the CLI refuses --window for them)."""
+    frame, settings = toy_frame(years=range(2010, 2015)), default_settings(**{**TINY, "window": 3})
+    for variant in ("baseline", "last-n", "freq-nolstm"):
+        FutureTextModel(settings, variants=[variant])._setup(frame)
+    with pytest.raises(ValueError, match="window=3 is longer than the 2 training years"):
+        FutureTextModel(settings, variants=["baseline", "freq"])._setup(frame)
