@@ -49,6 +49,23 @@ ABLATIONS = ("dcwe", "sa", "ta")
 # ----------------------------------------------------------------------------------------------
 # config
 # ----------------------------------------------------------------------------------------------
+
+def check_edge_index(edge_index, num_units: int) -> torch.Tensor:
+    """``edge_index`` as a [2, E] long tensor of unit indices in 0..num_units-1, or a clear error.
+
+    A list of (source, target) pairs ([E, 2]) is refused rather than reshaped into another graph."""
+    ei = torch.as_tensor(edge_index, dtype=torch.long)
+    if ei.numel() == 0:
+        return ei.reshape(2, 0)
+    if ei.ndim != 2 or ei.shape[0] != 2:
+        raise ValueError(f"edge_index has shape {tuple(ei.shape)}: pass a [2, E] array (row 0 sources, row 1 "
+                         "targets). Fix: for a list of (source, target) pairs, pass its transpose.")
+    bad = sorted({int(v) for v in ei[(ei < 0) | (ei >= num_units)].tolist()})
+    if bad:
+        raise ValueError(f"edge_index names units {bad[:5]} but there are {num_units} units (indices "
+                         f"0..{num_units - 1}). Fix: index edges by the units' rows in node_features.")
+    return ei
+
 class DCWEConfig(PreTrainedConfig):
     """Everything needed to rebuild a DCWE model: the encoder's config, the graph sizes, the priors.
 
@@ -271,7 +288,7 @@ class DCWEPreTrainedModel(PreTrainedModel):
             with quiet_transformers():
                 encoder, _ = load_encoder(encoder, head=cls._head)
         x = torch.as_tensor(node_features, dtype=torch.float32)
-        ei = torch.as_tensor(edge_index, dtype=torch.long).reshape(2, -1)
+        ei = check_edge_index(edge_index, x.shape[0])
         n_slices = num_slices if num_slices is not None else (len(slices) if slices is not None else 1)
         cfg = DCWEConfig(encoder=encoder.config.to_dict(), encoder_name=name, num_units=x.shape[0],
                          num_slices=n_slices, num_edges=ei.shape[1], node_dim=x.shape[1], units=units,

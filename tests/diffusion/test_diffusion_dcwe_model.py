@@ -181,3 +181,14 @@ def test_pretrained_weights_are_kept():
     h_dcwe = m(**b, unit_ids=torch.tensor([0, 1]), slice_ids=torch.tensor([0, 1]),
                output_hidden_states=True).hidden_states[-1]
     assert torch.allclose(h_plain, h_dcwe, atol=1e-5)
+
+
+@pytest.mark.parametrize("edges, message", [
+    (torch.tensor([[0, 1], [1, 2], [2, 0]]), r"edge_index has shape \(3, 2\).*pass its transpose"),
+    (torch.tensor([[0, 1], [7, 2]]), r"edge_index names units \[7\] but there are 5 units")])
+def test_a_malformed_edge_index_is_refused_when_the_model_is_built(parts, edges, message):
+    """(source, target) pairs used to be reshaped into another graph without a word, and an unknown
+    unit failed only inside the GAT's forward pass."""
+    enc, tok, vocab, x, _ = parts
+    with pytest.raises(ValueError, match=message):
+        DCWEForMaskedLM.from_encoder(enc, node_features=x, edge_index=edges, dynamic_token_ids=vocab, num_slices=2)
