@@ -192,3 +192,30 @@ def test_a_malformed_edge_index_is_refused_when_the_model_is_built(parts, edges,
     enc, tok, vocab, x, _ = parts
     with pytest.raises(ValueError, match=message):
         DCWEForMaskedLM.from_encoder(enc, node_features=x, edge_index=edges, dynamic_token_ids=vocab, num_slices=2)
+
+
+def test_the_walk_prior_is_the_mean_squared_step_between_adjacent_slices(parts):
+    """prior_w = λw · mean over offset positions in slices t > 0 of ‖FFN_t([e; s_t]) − FFN_{t−1}([e; s_{t−1}])‖²,
+    each unit's social vector taken from its own slice's GAT (computed here by hand)."""
+    _, tok, *_ = parts
+    m = _model(parts, offset_dropout=0.0, gat_dropout=0.0)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for f in m.dynamic.ffns:
+            f.fc2.weight.normal_(0, 0.1)                  # non-zero offsets (W2 starts at zero)
+    m.eval()
+    b = _batch(tok)
+    out = m(**b)
+    bi, li = out.offset_positions.nonzero(as_tuple=True)
+    e = m.encoder.get_input_embeddings()(b["input_ids"])[bi, li]
+    d = m.dynamic
+    steps = []
+    with torch.no_grad():
+        for k in range(len(bi)):
+            t, u = int(b["slice_ids"][bi[k]]), int(b["unit_ids"][bi[k]])
+            if t == 0:
+                continue
+            o = [d.ffns[s](torch.cat([e[k], d.social[s](d.node_features, d.edge_index)[u]])) for s in (t, t - 1)]
+            steps.append((o[0] - o[1]).pow(2).sum())
+    assert len(steps) and out.prior_w.item() == pytest.approx(m.config.lambda_w * torch.stack(steps).mean().item(),
+                                                              rel=1e-5)

@@ -10,7 +10,7 @@ import torch
 
 from tempo_analysis.future_text.metrics import (content_meteor, document_windows, meteor, perplexity,
                                                 score_documents)
-from tempo_analysis.future_text.tokenizer import train_bpe_tokenizer
+from tempo_analysis.future_text.tokenizer import content_mask, train_bpe_tokenizer
 
 from .conftest import tiny_gpt2, toy_frame
 
@@ -58,16 +58,23 @@ def test_perplexity_is_per_document_and_token_weighted(setup):
     alone = [score_documents(lm, tok, [t], block_size=64) for t in texts]
     np.testing.assert_allclose(together["nll"], [a["nll"][0] for a in alone], rtol=1e-5)   # no cross-document context
     # manual: each document scored on its own as [BOS] ids [EOS]
-    nll, n = 0.0, 0
+    # content perplexity: the same, over the positions whose *target* is a content token
+    content = torch.as_tensor(content_mask(tok))
+    nll, n, c_nll, c_n = 0.0, 0, 0.0, 0
     for t in texts:
         ids = torch.tensor([[0] + tok(t)["input_ids"] + [0]])
         with torch.no_grad():
             logp = torch.log_softmax(lm(ids).logits[0, :-1], -1)
-        nll -= logp.gather(1, ids[0, 1:, None]).sum().item()
+        token_nll = -logp.gather(1, ids[0, 1:, None])[:, 0]
+        nll += token_nll.sum().item()
         n += ids.shape[1] - 1
+        is_content = content[ids[0, 1:]]
+        c_nll += token_nll[is_content].sum().item()
+        c_n += int(is_content.sum())
     rep = perplexity(lm, tok, texts, block_size=256)
     assert rep["tokens"] == n and rep["ppl"] == pytest.approx(math.exp(nll / n), rel=1e-4)
-    assert 0 < rep["content_tokens"] < rep["tokens"]
+    assert 0 < rep["content_tokens"] == c_n < rep["tokens"]
+    assert rep["content_ppl"] == pytest.approx(math.exp(c_nll / c_n), rel=1e-4)
 
 
 def test_long_documents_are_windowed_not_truncated(setup):

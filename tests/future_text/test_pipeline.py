@@ -565,3 +565,17 @@ def test_the_window_check_binds_only_the_variants_that_read_a_window():
         FutureTextModel(settings, variants=[variant])._setup(frame)
     with pytest.raises(ValueError, match="window=3 is longer than the 2 training years"):
         FutureTextModel(settings, variants=["baseline", "freq"])._setup(frame)
+
+
+@pytest.mark.parametrize("name", ["baseline", "freq"])
+def test_evaluate_from_cached_states_equals_scoring_the_full_model(exp, name):
+    """FutureTextModel.evaluate reads the cached LM states; its perplexity and content perplexity equal
+    scoring the full model on the year's texts (metrics.perplexity, an independent path)."""
+    from tempo_analysis.future_text.metrics import perplexity
+
+    fast = exp.evaluate(name, exp.test_year_)
+    full = perplexity(exp.get_model(name), exp.tokenizer_, exp.texts_of(exp.test_year_), exp.test_year_,
+                      block_size=None)
+    assert (fast["tokens"], fast["content_tokens"]) == (full["tokens"], full["content_tokens"])
+    assert fast["ppl"] == pytest.approx(full["ppl"], rel=1e-4)
+    assert fast["content_ppl"] == pytest.approx(full["content_ppl"], rel=1e-4)
