@@ -112,6 +112,20 @@ def _hidden_capture(model_ref):
     return capture
 
 
+# the fields of an LM's config that a saved head depends on (its offsets and adapter are sized by them)
+LM_SHAPE_KEYS = ("model_type", "vocab_size", "hidden_size", "n_embd", "num_hidden_layers", "n_layer")
+
+
+def check_same_lm(saved: dict, given: dict, where) -> None:
+    """Refuse to put a head saved around one LM onto another (a head's offsets and adapter were trained
+    on that LM's states): the shape fields of the two configs must agree where both give them."""
+    differ = {k: (saved[k], given[k]) for k in LM_SHAPE_KEYS if k in saved and k in given and saved[k] != given[k]}
+    if differ:
+        said = ", ".join(f"{k} {a} there, {b} here" for k, (a, b) in differ.items())
+        raise ValueError(f"{where}: this head was trained around another LM ({said}). "
+                         "Fix: load it around the LM it was saved with (the checkpoint's own LM).")
+
+
 class FutureLM(PreTrainedModel):
     """A causal LM plus a temporal word bias; ``forward(input_ids, years=...)`` like any HF LM."""
 
@@ -409,6 +423,7 @@ class FutureLM(PreTrainedModel):
 
         d = Path(directory)
         cfg = FutureLMConfig.from_pretrained(d)
+        check_same_lm(cfg.lm_config, lm.config.to_dict(), d)
         model = cls(cfg, lm=lm)
         state = load_file(str(d / "head.safetensors"))
         model.history = torch.zeros_like(state["history"])

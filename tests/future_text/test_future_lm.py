@@ -302,3 +302,15 @@ def test_models_sharing_one_lm_do_not_keep_each_other_alive():
     with torch.no_grad():                       # the survivor still reads the decoder state at the head
         keep(torch.randint(1, V, (1, 5)), years=[2004])
     assert keep._hidden is not None and keep._hidden.shape[-1] == lm.config.n_embd
+
+
+def test_a_head_is_loaded_only_around_the_lm_it_was_saved_with(tmp_path):
+    """save_head keeps everything but the LM; load_head refuses an LM of another vocabulary or width
+    (the head's offsets and bias would be read against the wrong tokens) and accepts the same one."""
+    m = FutureLM.from_lm(tiny_gpt2(V), variant="freq", window=3, feature_dim=1, lstm_hidden=8,
+                         token_ids=torch.arange(10))
+    m.save_head(tmp_path / "h")
+    assert FutureLM.load_head(tmp_path / "h", tiny_gpt2(V, seed=1)).config.variant == "freq"
+    for other in (tiny_gpt2(80), tiny_gpt2(V, n_embd=32)):
+        with pytest.raises(ValueError, match="trained around another LM.*Fix: load it around the LM it was saved with"):
+            FutureLM.load_head(tmp_path / "h", other)
