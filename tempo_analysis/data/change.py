@@ -29,6 +29,9 @@ class ChangeData:
     truth: pd.DataFrame | None = None
     usages: list[TargetUsage] | None = None      # given usages (DWUG, planted world); else searched
     notes: list[str] = field(default_factory=list)
+    # sentences each period's corpus stands for, where the loader kept only some (SemEval keeps the
+    # target-bearing sentences); None = the corpus's own sentence counts. Frequencies divide by these.
+    period_sizes: dict | None = None
 
     @property
     def periods(self):
@@ -51,7 +54,14 @@ class ChangeData:
             h.update(repr([(u.word, u.period, u.text, u.start, u.end) for u in self.usages]).encode())
         if self.truth is not None:
             h.update(self.truth.to_csv(index=False).encode())
+        h.update(repr(self.period_sizes).encode())
         return h.hexdigest()[:16]
+
+    def sentences_per_period(self) -> dict:
+        """{period: sentences it stands for}: ``period_sizes`` where the loader set them, else the corpus's counts."""
+        counts = self.corpus.df["period"].value_counts()
+        return {p: float(self.period_sizes[p]) if self.period_sizes and p in self.period_sizes
+                else float(counts.get(p, 0)) for p in self.periods}
 
     @classmethod
     def from_usage_corpus(cls, name: str, corpus: PeriodCorpus, truth: pd.DataFrame) -> "ChangeData":

@@ -211,7 +211,8 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
     if s.kind == "semeval":
         d = load_semeval(s.path, max_sentences_per_period=max_sentences_per_period, seed=seed)
         d.corpus.require_periods(2, f"semantic change ranking on --data {s.text!r}")
-        return _subset(ChangeData(f"semeval:{s.path}", d.corpus, list(d.targets), d.truth), targets)
+        return _subset(ChangeData(f"semeval:{s.path}", d.corpus, list(d.targets), d.truth,
+                                  period_sizes=d.period_sizes), targets)
     d = load_dwug(s.path)
     d.corpus.require_periods(2, f"semantic change ranking on --data {s.text!r}")
     return _subset(ChangeData(f"dwug:{s.path}", d.corpus, list(d.targets), d.truth, d.usages), targets)
@@ -224,7 +225,7 @@ def _subset(data: ChangeData, wanted) -> ChangeData:
     keep = _change_targets(data.targets, wanted)
     truth = data.truth[data.truth["word"].isin(keep)].reset_index(drop=True) if data.truth is not None else None
     usages = [u for u in data.usages if u.word in set(keep)] if data.usages is not None else None
-    return ChangeData(data.name, data.corpus, keep, truth, usages, list(data.notes))
+    return ChangeData(data.name, data.corpus, keep, truth, usages, list(data.notes), data.period_sizes)
 
 
 def _change_targets(all_targets, wanted) -> list[str]:

@@ -78,14 +78,15 @@ def time_token_model(encoder="default", periods=("old", "new"), seed=0, base=Non
 
 def frequency_change(data) -> "pd.DataFrame":
     """The frequency-change baseline: ``|log2(f_late / f_early)|`` of each target's relative frequency
-    (usages per corpus sentence, +0.5 smoothing) between the compared periods. No model at all; the
+    (usages per corpus sentence, +0.5 smoothing; per sentence of the whole period where the loader kept
+    only some, ``ChangeData.period_sizes``) between the compared periods. No model at all; the
     semantic change literature reports it beside every ranking, because frequency shifts often go with
     sense shifts. Returns ``word, score, rank, n_<period>`` like ``score_words``, most changed first."""
     import numpy as np
     import pandas as pd
 
     first, last = data.compared
-    sizes = data.corpus.df["period"].value_counts()
+    sizes = data.sentences_per_period()      # the whole corpus's sentences, also where only some were kept
     counts = {}
     if data.usages is not None:
         for u in data.usages:
@@ -97,7 +98,7 @@ def frequency_change(data) -> "pd.DataFrame":
     rows = []
     for w in data.targets:
         a, b = counts.get((w, first), 0), counts.get((w, last), 0)
-        fa, fb = (a + 0.5) / sizes.get(first, 1), (b + 0.5) / sizes.get(last, 1)
+        fa, fb = (a + 0.5) / (sizes.get(first) or 1), (b + 0.5) / (sizes.get(last) or 1)
         rows.append({"word": w, "score": float(abs(np.log2(fb / fa))), f"n_{first}": a, f"n_{last}": b})
     df = pd.DataFrame(rows).sort_values("score", ascending=False).reset_index(drop=True)
     df.insert(2, "rank", df["score"].rank(ascending=False, method="average"))

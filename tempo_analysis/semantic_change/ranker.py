@@ -72,7 +72,7 @@ class SemanticChangeRanker:
         t0 = time.perf_counter()
         built = model is None
         if built:
-            doc_counts = data.corpus.df["period"].value_counts().reindex(data.periods).tolist()
+            doc_counts = list(data.sentences_per_period().values())      # scaled-doc: the whole periods' sizes
             model = build_model(cfg.method, data.periods, encoder=cfg.encoder, doc_counts=doc_counts,
                                 form=cfg.form, time_residual=cfg.time_residual, seed=cfg.seed)
         check_layers(cfg.layers, model.model.config.num_hidden_layers)   # before training and embedding

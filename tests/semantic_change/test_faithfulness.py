@@ -223,6 +223,12 @@ def test_frequency_change_baseline():
     assert out.loc["cell", "score"] == pytest.approx(abs(np.log2(1.5 / 2.5)))
     assert out.loc["y", "score"] == pytest.approx(0.0) and out.loc["cell", "n_a"] == 2
     assert len(corpus) > 0
+    # given usages (DWUG, the world, the pseudoword benchmark) are counted per their own period
+    from tempo_analysis.data.periods import TargetUsage
+    given = [TargetUsage("cell", p, "x cell", 2, 6) for p in ["a", "b", "b", "b"]]
+    out = frequency_change(ChangeData("toy", c, ["cell"], None, given)).set_index("word")
+    assert (out.loc["cell", "n_a"], out.loc["cell", "n_b"]) == (1, 3)
+    assert out.loc["cell", "score"] == pytest.approx(np.log2(3.5 / 1.5))
 
 
 def test_scores_equal_up_to_float_noise_rank_nothing():

@@ -186,3 +186,27 @@ def test_change_spec_folders_and_bad_specs(tmp_path, monkeypatch):
     assert d.periods == ["gutenberg", "brown"] and d.targets == ["cell", "house"] and d.truth is None
     assert d.name == f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}"
     assert load_change_data(f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}").corpus.df.equals(d.corpus.df)
+
+
+def test_semeval_frequencies_divide_by_the_whole_period_not_the_kept_sentences(tmp_path):
+    """keep="targets" keeps only target-bearing sentences; a target's relative frequency is still per
+    sentence of the whole period (one target's rise must not move another's score)."""
+    import numpy as np
+
+    from tempo_analysis.semantic_change.baselines import frequency_change
+
+    periods = [["alpha one", "beta two"] + [f"filler {i}" for i in range(8)],                  # 10 sentences
+               ["alpha one"] + [f"beta {i}" for i in range(5)] + [f"filler {i}" for i in range(4)]]
+    for i, lines in enumerate(periods, 1):
+        d = tmp_path / f"corpus{i}" / "lemma"
+        d.mkdir(parents=True)
+        with gzip.open(d / f"c{i}.txt.gz", "wt", encoding="utf-8") as f:
+            f.write("\n".join(lines) + "\n")
+    (tmp_path / "targets.txt").write_text("alpha\nbeta\n")
+    raw = load_semeval(tmp_path)
+    assert len(raw.corpus) == 2 + 6 and raw.period_sizes == {"corpus1": 10.0, "corpus2": 10.0}
+    out = frequency_change(load_change_data(f"semeval:{tmp_path}")).set_index("word")
+    assert out.loc["alpha", "score"] == pytest.approx(0.0)                    # 1 in 10 in both periods
+    assert out.loc["beta", "score"] == pytest.approx(np.log2(5.5 / 1.5))
+    sampled = load_semeval(tmp_path, max_sentences_per_period=1, seed=0)      # 1 of 2 and 1 of 6 kept
+    assert sampled.period_sizes == {"corpus1": 5.0, "corpus2": pytest.approx(10 / 6)}

@@ -47,6 +47,9 @@ class SemEvalData:
     targets: list[str]
     truth: pd.DataFrame | None
     target_map: dict[str, str] = field(default_factory=dict)
+    # sentences each period's kept corpus stands for: all of the period's sentences scaled to the kept
+    # sample (with keep="targets" only target-bearing sentences are kept; frequencies divide by this)
+    period_sizes: dict[str, float] = field(default_factory=dict)
 
 
 REPLACEMENT = "\ufffd"   # what errors='replace' puts for bytes that are not UTF-8
@@ -152,16 +155,19 @@ def load_semeval(path, *, text: str = "lemma", pos: str = "strip", keep: str = "
     find_re = re.compile(r"(?<!\w)(" + "|".join(re.escape(t) for t in sorted(targets, key=len, reverse=True))
                          + r")(?!\w)", re.IGNORECASE)
     rng = np.random.default_rng(seed)
-    frames = []
+    frames, sizes = [], {}
     for period in ("corpus1", "corpus2"):
         lines = _read_lines(_corpus_dir(root, period, text))
+        n_all = len(lines)
         if sub_re is not None:
             lines = [sub_re.sub(lambda m: sub[m.group(1).lower()], x) for x in lines]
         if keep == "targets":
             lines = [x for x in lines if find_re.search(x)]
+        n_kept = len(lines)
         if max_sentences_per_period is not None and len(lines) > max_sentences_per_period:
             idx = np.sort(rng.choice(len(lines), max_sentences_per_period, replace=False))
             lines = [lines[i] for i in idx]
+        sizes[period] = len(lines) * n_all / n_kept if n_kept else float(n_all)
         frames.append(pd.DataFrame({"doc_id": [f"{period}-{i}" for i in range(len(lines))],
                                     "period": period, "text": lines}))
     corpus = PeriodCorpus.from_frame(pd.concat(frames, ignore_index=True), order=["corpus1", "corpus2"])
@@ -170,4 +176,4 @@ def load_semeval(path, *, text: str = "lemma", pos: str = "strip", keep: str = "
     truth = None
     if graded is not None or binary is not None:
         truth = pd.concat([s for s in (graded, binary) if s is not None], axis=1).rename_axis("word").reset_index()
-    return SemEvalData(corpus, targets, truth, target_map)
+    return SemEvalData(corpus, targets, truth, target_map, sizes)
