@@ -362,6 +362,11 @@ LOADERS = [
         dwug_row("plane_nn", 1, "p1", "the plane of the table", word="table"),
         dwug_row("plane_nn", 2, "p2", "the plane landed")]})), warn=r"1 DWUG usage\(s\) whose offsets point at a token "
         r"that does not begin like its lemma.*'table'", check=lambda d: len(d.usages) == 2),
+    Row("dwug: text groupings (rule: alphabetical, warned)", lambda t: load_dwug(write_dwug(t, {"plane_nn": [
+        dwug_row("plane_nn", "early", "p1", "the plane of the table"), dwug_row("plane_nn", "middle", "p2", "a plane"),
+        dwug_row("plane_nn", "late", "p3", "the plane landed")]})), warn=r"column 'grouping': text labels \['early', "
+        r"'late', 'middle'\] are taken in alphabetical order.*compares the first \('early'\) with the last \('middle'\)",
+        check=lambda d: d.corpus.periods == ["early", "late", "middle"]),
     Row("dwug: a graded score that is not a number", lambda t: load_dwug(write_dwug(
         t, stats="lemma\tchange_graded\nplane_nn\tabc\n")), error=r"column 'change_graded' at rows \[2\].*'abc'"),
     Row("dwug: unknown pos option", lambda t: load_dwug(write_dwug(t), pos="lemma"), error=r"pos must be 'strip' or 'keep'"),

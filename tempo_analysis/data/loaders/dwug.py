@@ -80,7 +80,13 @@ def _period_order(groupings: dict[str, set[str]]) -> list[str]:
         raise DataError(f"column 'grouping' mixes numbers {numeric[:5]} with labels {other[:5]} (e.g. in {files}); "
                         "their order in time is ambiguous. Fix: use one kind of grouping in every uses.csv "
                         "(DWUG uses 1 = earlier, 2 = later).")
-    return sorted(labels, key=float) if numeric else labels
+    if numeric:
+        return sorted(labels, key=float)
+    if len(labels) > 1:
+        warnings.warn(f"column 'grouping': text labels {labels[:6]} are taken in alphabetical order, and ranking "
+                      f"compares the first ({labels[0]!r}) with the last ({labels[-1]!r}). Fix: if that is not their "
+                      "order in time, use numbers (DWUG's 1 = earlier, 2 = later).", UserWarning, stacklevel=3)
+    return labels
 
 
 class _OutOfRange(Exception):
