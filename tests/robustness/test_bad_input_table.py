@@ -264,6 +264,8 @@ SOCIAL = [
         check=lambda c: c.units == ["u", "v", "w"] and c.graph.degree("w") == 0),
     Row("social: mixed time label types", lambda t: SocialCorpus.from_frame(social(time=[0, "late", "late"]), edges=EDGES),
         error=r"column 'time' mixes label types"),
+    Row("social: slices= lists a slice twice", lambda t: SocialCorpus.from_frame(
+        social(), edges=[("u", "v")], slices=[0, 0, 1]), error=r"slices= lists a time slice twice: \[0, 0, 1\]"),
     Row("social: text time slices (rule: first appearance, warned)", lambda t: SocialCorpus.from_frame(
         social(time=["spring", "summer", "autumn"]), edges=EDGES),
         warn=r"column 'time': text labels are ordered by first appearance.*slices=\[\.\.\.\]",
