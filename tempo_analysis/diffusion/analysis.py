@@ -174,7 +174,8 @@ def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, mi
     occurrences in that slice, the word itself excluded). Columns: unit, time, rhat, n (occurrences),
     rank (mean rank of the anchor among all candidates), example (a sentence with the word).
     Slices where the word never occurs get no rows (a warning names them); where the anchor
-    never occurs, r-hat is 0 (the anchor cannot be a neighbour) and a warning says so.
+    occurs fewer than ``min_count`` times, r-hat is 0 (the anchor is not a candidate neighbour) and a
+    warning says so.
     word_docs: only the word's occurrences in these documents are scored (e.g. usages whose text
     names no companion, so only the model's unit/time input can tell the sense); the candidate
     centroids still come from every indexed document. None = all occurrences.
@@ -200,8 +201,8 @@ def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, mi
         counts = np.bincount(ids_t, minlength=len(index.words))
         cand = np.flatnonzero(counts >= min_count)
         a_id = index.words.index(anchor)
-        if counts[a_id] == 0:
-            no_anchor.append(t)
+        if counts[a_id] < min_count:            # never, or too rarely to be a candidate: r-hat is 0
+            no_anchor.append((t, int(counts[a_id])))
         cent = np.zeros((len(cand), index.vectors.shape[1]), np.float32)
         pos = {c: i for i, c in enumerate(cand)}
         sel = np.flatnonzero(in_t & ~wmask)
@@ -227,8 +228,10 @@ def rhat_scores(index: ContextIndex, word: str, anchor: str, n_neighbors=100, mi
         warnings.warn(f"word {word!r} never occurs in slice(s) {unseen}: no r-hat there (units count as not "
                       "observed). Fix: give those slices documents with the word, or ignore them.", stacklevel=2)
     if no_anchor:
-        warnings.warn(f"anchor {anchor!r} never occurs in slice(s) {no_anchor}: r-hat is 0 there (its "
-                      "time-specific centroid does not exist).", stacklevel=2)
+        where = ", ".join(f"{t} ({c}x)" for t, c in no_anchor)
+        warnings.warn(f"anchor {anchor!r} occurs fewer than min_count={min_count} times in slice(s) {where}: "
+                      "r-hat is 0 there (it is not a candidate neighbour). Fix: lower min_count, or pick an "
+                      "anchor that is common in every slice.", stacklevel=2)
     if not rows:
         raise ValueError(f"word {word!r} never occurs in any slice; pick another word.")
     return pd.DataFrame(rows, columns=["unit", "time", "rhat", "n", "rank", "n_neighbors", "example"])

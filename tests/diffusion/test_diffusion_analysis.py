@@ -162,3 +162,14 @@ def test_graph_communities_seeded_and_given():
     assert com["a"] == com["b"] == com["c"] == com["d"] == 0 and com["w"] == com["x"] == com["y"] == 1
     nx.set_node_attributes(g, {n: "left" if n < "n" else "right" for n in g}, "community")
     assert graph_communities(g)["w"] == "right"
+
+
+def test_an_anchor_too_rare_to_be_a_candidate_is_warned_about():
+    """r-hat is 0 where the anchor occurs but fewer than min_count times: say so, with the counts."""
+    idx = _index()
+    server = idx.words.index("server")
+    counts = {t: int(((idx.word_id == server) & (idx.time == t)).sum()) for t in idx.slices}
+    high = max(counts.values()) + 1
+    with pytest.warns(UserWarning, match=rf"anchor 'server' occurs fewer than min_count={high} times"):
+        r = rhat_scores(idx, "cloud", "server", n_neighbors=1, min_count=high)
+    assert (r["rhat"] == 0).all()
