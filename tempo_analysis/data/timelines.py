@@ -228,7 +228,10 @@ class Timelines:
         df["text"] = text.astype(str)
         df["timestamp"], df["seconds"] = _parse_timestamps(df["timestamp"], time_unit)
         if "label" in df:
-            df["label"] = df["label"].map(lambda v: None if pd.isna(v) else str(v)).astype(object)
+            # a whole-number float is an int label that a missing value upcast (JSON lines [0, 1, null]):
+            # "1", as the CSV reader gives, not "1.0"
+            df["label"] = df["label"].map(lambda v: None if pd.isna(v) else str(int(v)) if isinstance(v, float)
+                                          and v.is_integer() else str(v)).astype(object)
 
         # Timelines keep the order in which they first appear; posts are ordered by time.
         first_seen = {t: i for i, t in enumerate(pd.unique(df["timeline_id"]))}

@@ -184,6 +184,10 @@ STREAM_SPECS = [
         lambda t: load_spec(write(t, "ms.jsonl", JSONL_OK.replace('"timestamp": 2', '"timestamp": 2000')
                                   .replace('"timestamp": 1', '"timestamp": 1000')), "ms", "jsonl"),
         check=lambda tl: tl.df["seconds"].tolist() == [1.0, 2.0]),
+    Row("stream jsonl: int labels with a null stay '0' and '1', as in a CSV", lambda t: load_spec(write(
+        t, "null.jsonl", "".join(f'{{"timeline_id": "a", "post_id": "{i}", "timestamp": {i}, "text": "hi", "label": {v}}}\n'
+                                 for i, v in enumerate(["0", "null", "1"]))), "s", "jsonl"),
+        check=lambda tl: tl.label_names == ["0", "1"]),
     Row("stream jsonl: a BOM is allowed", lambda t: load_spec(write(t, "bom.jsonl", "\ufeff" + JSONL_OK), "s", "jsonl"),
         check=lambda tl: len(tl) == 2),
     Row("stream csv: a row with a field too many", lambda t: load_spec(write(t, "x.csv", CSV_HEAD + "a,1,1,hi,x,EXTRA\n"
