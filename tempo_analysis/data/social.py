@@ -159,7 +159,8 @@ class SocialCorpus:
         if slices is not None and (isinstance(slices, (str, bytes)) or not hasattr(slices, "__iter__")):
             raise DataError(f"slices= must be a list of time slices in order, got {slices!r}.")
         if slices is not None and len(set(slices)) != len(list(slices)):
-            raise DataError(f"slices= lists a time slice twice: {list(slices)}. Fix: list every slice once, in time order.")
+            raise DataError(f"slices= lists a time slice twice: {list(slices)}. "
+                            "Fix: list every slice once, in time order.")
         order = (list(slices) if slices is not None else
                  infer_label_order(df["time"], "time", "use one type for every time slice (all numbers, or all "
                                    "strings), or pass slices=[...]", "slices=[...]"))

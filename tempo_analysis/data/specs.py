@@ -123,9 +123,9 @@ def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | N
     timestamps: s, ms, min, h, D; ``position``, or no timestamp column, for order-only data:
     a post's index in its timeline is its time). ``world`` and ``rumoureval2017`` carry real
     timestamps: a numeric ``time_unit`` does not change them, and ``position`` replaces them by
-    each post's index in its time-sorted timeline (the order-only view of the same data). A timeline of one post is refused (it has no
-    stream to classify; the DataError names it). ``max_timelines`` keeps a seeded random subset
-    of whole timelines.
+    each post's index in its time-sorted timeline (the order-only view of the same data). A
+    timeline of one post is refused (it has no stream to classify; the DataError names it).
+    ``max_timelines`` keeps a seeded random subset of whole timelines.
     """
     s = parse_spec(spec, TIMELINE_SPECS)
     if s.kind in ("world", "rumoureval2017"):

@@ -58,8 +58,8 @@ from tempo_analysis.future_text.frequency import FrequencyTable
 from tempo_analysis.future_text.generation import generate_texts
 from tempo_analysis.future_text.metrics import content_meteor, perplexity_report
 from tempo_analysis.future_text.model import FutureLM
-from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, WINDOW_VARIANTS, FutureTextSettings,
-                                                 GenerationSettings, default_settings)
+from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, WINDOW_VARIANTS,
+                                                 FutureTextSettings, GenerationSettings, default_settings)
 from tempo_analysis.future_text.splits import complete_split, split_years
 from tempo_analysis.future_text.states import StateCache, rest_terms, state_context_table
 from tempo_analysis.future_text.tokenizer import content_mask, ensure_special_tokens, train_bpe_tokenizer

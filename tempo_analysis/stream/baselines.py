@@ -251,7 +251,8 @@ class FFNHistoryClassifier(_SentenceVectorBaseline):
     hidden_default = (64, 64)
 
     def _net(self, num_labels):
-        return FFNHistoryNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "ffn_history"), num_labels, self.dropout)
+        hidden = hidden_sizes(self.hidden, self.hidden_default, "ffn_history")
+        return FFNHistoryNet(self.dim_, hidden, num_labels, self.dropout)
 
 
 class BiLSTMClassifier(_SentenceVectorBaseline):

@@ -64,7 +64,8 @@ class TimeAwareBiLSTMClassifier(_SentenceVectorBaseline):
         return feats
 
     def _net(self, num_labels):
-        return TimeBiLSTMNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "time_bilstm"), num_labels, self.dropout)
+        hidden = hidden_sizes(self.hidden, self.hidden_default, "time_bilstm")
+        return TimeBiLSTMNet(self.dim_, hidden, num_labels, self.dropout)
 
 
 __all__ = ["TimeAwareBiLSTMClassifier", "TimeBiLSTMNet", "window_time_features"]

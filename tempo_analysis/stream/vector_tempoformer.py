@@ -121,7 +121,8 @@ class VectorTempoFormerClassifier(_SentenceVectorBaseline):
         return feats
 
     def _net(self, num_labels):
-        return VectorTempoFormerNet(self.dim_, hidden_sizes(self.hidden, self.hidden_default, "tempoformer_vectors"), num_labels, heads=int(self.heads),
+        hidden = hidden_sizes(self.hidden, self.hidden_default, "tempoformer_vectors")
+        return VectorTempoFormerNet(self.dim_, hidden, num_labels, heads=int(self.heads),
                                     layers=int(self.layers), max_window=max(64, self.window), dropout=self.dropout,
                                     ablation=self.ablation, **self.model_kwargs)
 
