@@ -82,25 +82,34 @@ display(median_gap_h.rename("median gap before the post (hours)").to_frame())
 ov.gap_figure(posts)
 
 # %% [markdown]
-# **What if** time carried less signal? `time_signal` is the generator's knob for how strongly
-# gaps track labels (0: not at all). Move the slider to regenerate the timelines and watch the
-# boxes converge: that is the world in which TempoFormer's time encoding has nothing to add.
+# **What if** time carried less signal? Two knobs of the generator put time into the labels:
+# `time_signal`, how strongly the gaps before the *text-told* switches and escalations track their
+# labels (0: not at all), and `time_switch_rate`, the share of posts that are switches told by
+# time alone (a return after days of silence, with no cue in the text). Move both to 0 and watch
+# the boxes converge: that is the world in which TempoFormer's time encoding has nothing to add.
+# With `time_signal` at 0 alone, the time-told switches still keep the IS box high.
 
 # %%
 time_signal = widgets.FloatSlider(
     value=world.config.stream.time_signal, min=0.0, max=1.0, step=0.1,
     description="time_signal", continuous_update=False,
 )  # fmt: skip
+time_switch_rate = widgets.FloatSlider(
+    value=world.config.stream.time_switch_rate, min=0.0, max=0.3, step=0.02,
+    description="time_switch_rate", continuous_update=False, style={"description_width": "initial"},
+)  # fmt: skip
 
 
-def show_gaps(time_signal):
-    config = dataclasses.replace(world.config.stream, time_signal=time_signal, seed=SEED)
+def show_gaps(time_signal, time_switch_rate):
+    config = dataclasses.replace(world.config.stream, time_signal=time_signal, time_switch_rate=time_switch_rate,
+                                 seed=SEED)
     df = generate_timelines(config).df
-    display(ov.gap_figure(df, title=f"Time gap before a post, by label (time_signal={time_signal:.1f})"))
+    display(ov.gap_figure(df, title=f"Time gap before a post, by label (time_signal={time_signal:.1f}, "
+                                    f"time_switch_rate={time_switch_rate:.2f})"))
 
 
-gap_out = widgets.interactive_output(show_gaps, {"time_signal": time_signal})
-widgets.VBox([time_signal, gap_out])
+gap_out = widgets.interactive_output(show_gaps, {"time_signal": time_signal, "time_switch_rate": time_switch_rate})
+widgets.VBox([widgets.HBox([time_signal, time_switch_rate]), gap_out])
 
 # %% [markdown]
 # ## 2. A two-period corpus, for semantic change (Temporal Attention, notebook 02)

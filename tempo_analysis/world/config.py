@@ -62,8 +62,10 @@ class StreamWorldConfig:
     escalation_rate: float = 0.08              # per post: chance an escalation run starts ("IE")
     escalation_length: tuple = (2, 3)          # (min, max) posts in one escalation run
     burstiness: float = 0.6                    # share of ordinary gaps that are bursts (s-min)
-    time_signal: float = 0.8                   # how strongly gaps track labels (0 = not at all):
-                                               # switches follow silences, escalations bursts
+    time_signal: float = 0.8                   # how strongly the gaps of text-told switches and
+                                               # escalations track their labels (0 = not at all):
+                                               # switches follow silences, escalations bursts; the
+                                               # time switches (time_switch_rate) keep their return gap
     cue_rate: float = 0.6                      # share of IS/IE posts with an explicit cue phrase
     noise: float = 0.05                        # share of neutral small-talk posts (label "O")
     start: str = "2023-01-01"                  # first possible timeline start (UTC date)

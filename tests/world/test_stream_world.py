@@ -100,6 +100,11 @@ def test_time_signal_zero_removes_it():
     x = x[x.change_kind != "time"]  # time switches always follow a return gap, whatever time_signal
     silence = x[x.gap_kind != "first"].groupby("label").gap_kind.apply(lambda s: (s == "silence").mean())
     assert abs(silence["IS"] - silence["O"]) < 0.15 and abs(silence["IE"] - silence["O"]) < 0.15
+    # notebook 00's what-if: with the time switches off as well, no label has its own gaps
+    posts, _ = timelines_frames(StreamWorldConfig(time_signal=0.0, time_switch_rate=0.0, n_timelines=120))
+    gap_h = pd.to_datetime(posts["timestamp"]).groupby(posts["timeline_id"]).diff().dt.total_seconds() / 3600
+    median = gap_h.groupby(posts["label"]).median()
+    assert median.max() < 1.0, median.to_dict()
 
 
 def test_text_is_clean_english_of_modest_length(frames):
