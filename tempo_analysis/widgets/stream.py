@@ -45,7 +45,11 @@ def what_if_panel(clf, timelines, timeline_id=None, max_window: int = 20):
     tl_pick = W.Dropdown(options=ids, value=timeline_id or ids[0], description="timeline")
     post_pick = W.Dropdown(description="post")
     text = W.Textarea(layout=W.Layout(width="95%", height="70px"), description="text", continuous_update=False)
-    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(4 * 86400), step=0.05, description="gap (s)",
+    # the slider reaches the longest real gap (at least 4 days): a slider clamps its value, and a capped
+    # gap would show the prediction for another gap than the post's own
+    gaps = timelines.df.groupby("timeline_id", sort=False)["seconds"].diff().dropna()
+    longest = max(4 * 86400.0, float(gaps.max()) if len(gaps) else 0.0)
+    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(longest), step=0.05, description="gap (s)",
                            continuous_update=False, readout_format=".0f")
     window = W.IntSlider(min=1, max=max_window, value=clf.window, description="window", continuous_update=False)
     status = W.HTML()

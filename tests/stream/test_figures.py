@@ -165,3 +165,30 @@ def test_gap_sweep_panel_builds_and_its_slider_moves_the_markers(fitted):
     after = [t for t in fig.data if t.mode == "markers"][0].x[0]
     assert before == pytest.approx(10.0) and after == pytest.approx(86400.0)
     assert "86,400" in status.value
+
+
+def test_what_if_panel_starts_from_the_posts_real_gap_even_past_four_days():
+    """The gap slider reaches the longest gap in the data: a post written 10 days after the previous
+    one is shown at 10 days (a slider clamps its value, so a 4-day cap showed another gap's prediction)."""
+    import pandas as pd
+
+    from tempo_analysis.data.timelines import Timelines
+
+    t0 = pd.Timestamp("2023-01-01", tz="UTC")
+    stamps = [t0, t0 + pd.Timedelta("1min"), t0 + pd.Timedelta("2min"), t0 + pd.Timedelta(days=10, minutes=2)]
+    tl = Timelines.from_frame(pd.DataFrame(dict(timeline_id="a", post_id=["a0", "a1", "a2", "a3"], timestamp=stamps,
+                                                label=["O", "O", "O", "IS"], text=["x y", "y z", "z w", "w v"])))
+
+    class GapReader:              # p(IS) = the post's gap in days / 20: the bars show the gap the model saw
+        window, label_names_ = 3, ["O", "IS"]
+
+        def predict_proba(self, timelines, window=None):
+            s = timelines.df["seconds"].to_numpy()
+            g = np.r_[0, np.diff(s)] / 86400 / 20
+            return np.c_[1 - g, g]
+
+    panel = what_if_panel(GapReader(), tl)
+    picks, text, sliders, status, bars = panel.children
+    gap = sliders.children[0]
+    assert picks.children[1].value == "a3" and gap.value == pytest.approx(10 * 86400, rel=1e-3)
+    assert bars.data[0].y[1] == pytest.approx(0.5, abs=1e-3)
