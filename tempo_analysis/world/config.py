@@ -82,6 +82,10 @@ class StreamWorldConfig:
         total = self.switch_rate + self.time_switch_rate + self.escalation_rate
         _check(total <= 0.9, "StreamWorldConfig", "switch_rate+time_switch_rate+escalation_rate", total,
                "keep switch_rate + time_switch_rate + escalation_rate <= 0.9 so ordinary posts remain")
+        # one uniform draw per post picks small talk (noise) first, then the switch kinds: past 1 the
+        # time switches would be cut silently
+        _check(self.noise + total <= 1.0, "StreamWorldConfig", "noise+switch_rate+time_switch_rate+escalation_rate",
+               self.noise + total, "keep noise + switch_rate + time_switch_rate + escalation_rate <= 1 (lower noise)")
         _pos_int(self, "span_days", 1)
         try:
             import pandas as pd

@@ -165,7 +165,7 @@ def test_generate_timelines_returns_validated_timelines():
 
 @pytest.mark.parametrize("field,value", [("n_timelines", 0), ("switch_rate", 1.5), ("time_switch_rate", -0.1),
                                          ("posts_per_timeline", (5, 2)),
-                                         ("noise", -0.1), ("start", "not a date"), ("seed", -1)])
+                                         ("noise", -0.1), ("noise", 0.7), ("start", "not a date"), ("seed", -1)])
 def test_bad_config_names_the_field(field, value):
     cfg = dataclasses.replace(StreamWorldConfig(), **{field: value})
     with pytest.raises(ValueError, match=field):
