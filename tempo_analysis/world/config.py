@@ -233,6 +233,8 @@ class YearlyWorldConfig:
             bad = [w for w in self.trend_words if w not in TRENDS]
             _check(not bad and len(self.trend_words) > 0, "YearlyWorldConfig", "trend_words",
                    self.trend_words, f"choose one or more of {sorted(TRENDS)}")
+            _check(len(set(self.trend_words)) == len(self.trend_words), "YearlyWorldConfig", "trend_words",
+                   self.trend_words, "remove duplicates (each word is planted once)")
         _check(isinstance(self.strength, (int, float)) and 0.0 <= self.strength <= 1.5,
                "YearlyWorldConfig", "strength", self.strength, "give a number in [0, 1.5]")
         _check(isinstance(self.noise, (int, float)) and 0.0 <= self.noise <= 0.2,

@@ -121,7 +121,8 @@ def test_generate_yearly_returns_period_corpus():
 
 
 @pytest.mark.parametrize("kw,field", [({"years": (2010, 2011)}, "years"), ({"trend_words": ("blorp",)}, "trend_words"),
-                                      ({"docs_per_year": 0}, "docs_per_year"), ({"strength": -1}, "strength")])
+                                      ({"docs_per_year": 0}, "docs_per_year"), ({"strength": -1}, "strength"),
+                                      ({"trend_words": ("kernel", "kernel")}, "trend_words.*remove duplicates")])
 def test_bad_config_names_the_field(kw, field):
     with pytest.raises(ValueError, match=field):
         yearly_frames(YearlyWorldConfig(**kw))
