@@ -186,11 +186,13 @@ def _gap_ticks():
 
 
 def gap_sweep_chart(sweeps: dict, *, marker: float | None = None, actual: float | None = None,
+                    marker_y: dict | None = None,
                     title: str = "p(change) against the gap to the previous post") -> go.Figure:
     """One line per model: p(change) of one post (y) as its gap to the previous post moves (x, log).
 
     sweeps: {model name: DataFrame with columns gap_s, p_change} (`time_effect.gap_sweep`);
-    marker: a gap to mark (e.g. a slider's value); actual: the post's real gap.
+    marker: a gap to mark (e.g. a slider's value), drawn at ``marker_y[name]`` (the model's computed
+    prediction there) where given, else interpolated along the sweep; actual: the post's real gap.
     """
     fig = go.Figure()
     for i, (name, df) in enumerate(sweeps.items()):
@@ -198,7 +200,8 @@ def gap_sweep_chart(sweeps: dict, *, marker: float | None = None, actual: float 
                                  line=dict(color=PALETTE[i % len(PALETTE)], width=3, dash="solid" if i == 0 else "dash"),
                                  hovertemplate=str(name) + ": gap %{x:.0f} s → p(change) %{y:.3f}<extra></extra>"))
         if marker is not None:
-            y = float(np.interp(np.log(max(marker, 1e-9)), np.log(np.maximum(df["gap_s"], 1e-9)), df["p_change"]))
+            y = (float(marker_y[name]) if marker_y is not None and name in marker_y else
+                 float(np.interp(np.log(max(marker, 1e-9)), np.log(np.maximum(df["gap_s"], 1e-9)), df["p_change"])))
             fig.add_trace(go.Scatter(x=[marker], y=[y], mode="markers", showlegend=False,
                                      marker=dict(size=13, color=PALETTE[i % len(PALETTE)], line=dict(width=2, color="white")),
                                      hovertemplate=str(name) + ": %{y:.3f}<extra></extra>"))

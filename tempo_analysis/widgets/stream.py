@@ -129,14 +129,14 @@ def gap_sweep_panel(models: dict, timelines, post_ids=None, post_id=None):
         if state.get("post") != pid:
             state["post"] = pid
             state["sweeps"] = {name: gap_sweep(m, timelines, pid) for name, m in models.items()}
-        new = gap_sweep_chart(state["sweeps"], marker=gap.value, actual=actual_gap(pid),
+        now = {name: float(gap_what_if(m, timelines, [pid], [gap.value])[0, 0]) for name, m in models.items()}
+        new = gap_sweep_chart(state["sweeps"], marker=gap.value, actual=actual_gap(pid), marker_y=now,
                               title=f"p(change) of {pid} against its gap")
         with fig.batch_update():
             fig.data = []
             for tr in new.data:
                 fig.add_trace(tr)
             fig.layout = new.layout
-        now = {name: float(gap_what_if(m, timelines, [pid], [gap.value])[0, 0]) for name, m in models.items()}
         truth = df.loc[pid, "label"] if "label" in df else "?"
         status.value = (f"true label: <b>{truth}</b> · at a gap of {gap.value:,.0f} s: "
                         + " · ".join(f"{n} p(change) = <b>{p:.3f}</b>" for n, p in now.items()))

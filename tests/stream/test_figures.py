@@ -138,6 +138,8 @@ def test_gap_sweep_chart_draws_one_curve_per_model_and_the_marker():
     assert [t.name for t in lines] == ["TempoFormer", "control"]
     markers = [t for t in fig.data if t.mode == "markers"]
     assert [round(float(t.y[0]), 6) for t in markers] == [0.8, 0.3]  # the curves' values at the marker
+    between = figs.gap_sweep_chart(sweeps, marker=1000.0, marker_y={"TempoFormer": 0.95})
+    assert [round(float(t.y[0]), 6) for t in between.data if t.mode == "markers"][0] == 0.95   # given, not interpolated
     assert fig.layout.xaxis.type == "log" and len(fig.layout.shapes) == 1
 
 
@@ -165,6 +167,12 @@ def test_gap_sweep_panel_builds_and_its_slider_moves_the_markers(fitted):
     after = [t for t in fig.data if t.mode == "markers"][0].x[0]
     assert before == pytest.approx(10.0) and after == pytest.approx(86400.0)
     assert "86,400" in status.value
+    # the marker sits at the model's computed prediction for that gap, the number the status line gives
+    from tempo_analysis.stream.time_effect import gap_what_if
+    gap.value = 3000.0                       # between two of the sweep's gaps
+    computed = float(gap_what_if(clf, tl, [post], [gap.value])[0, 0])
+    assert [t for t in fig.data if t.mode == "markers"][0].y[0] == pytest.approx(computed, abs=1e-7)
+    assert f"{computed:.3f}" in status.value
 
 
 def test_what_if_panel_starts_from_the_posts_real_gap_even_past_four_days():
