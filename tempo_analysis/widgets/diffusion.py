@@ -11,6 +11,7 @@ from IPython.display import display
 
 from tempo_analysis.diffusion.report import analyze
 from tempo_analysis.figures.diffusion import graph_layout, network_map, walk_flight_bars
+from tempo_analysis.world.config import SocialWorldConfig
 
 
 def _summary(result, truth=None) -> str:
@@ -32,7 +33,11 @@ class DiffusionExplorer:
     """
 
     def __init__(self, index, graph, word: str, anchor: str, n_neighbors="auto", truth=None, regenerate=None,
-                 mode: str = "walk", speed: int = 2):
+                 mode: str | None = None, speed: int | None = None):
+        # the world controls open at the shown world's settings (its planted mode, the generator's
+        # speed), so "regenerate world" without touching them rebuilds the same kind of world
+        mode = mode or (truth or {}).get("mode") or "walk"
+        speed = SocialWorldConfig().speed if speed is None else speed
         self.index, self.graph, self.truth, self.regenerate = index, graph, truth, regenerate
         self.layout = graph_layout(graph)
         words = sorted(index.counts().loc[lambda s: s >= 5].index)

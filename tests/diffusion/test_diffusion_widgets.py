@@ -50,3 +50,21 @@ def test_explorer_updates_and_regenerates():
     assert calls == [("flight", 3)]
     assert ex.result.mode["mode"] == "flight" and ex.result.first == {"a": 0, "b": None, "c": 1}
     assert "planted mode: <b>flight" in ex.status.value
+
+
+def test_explorer_controls_open_at_the_shown_worlds_mode_and_speed():
+    """Regenerating without touching the controls rebuilds the same kind of world (its planted mode,
+    the generator's default speed), not walk at speed 2."""
+    from tempo_analysis.world.config import SocialWorldConfig
+
+    g = nx.path_graph(["a", "b", "c"])
+    calls = []
+
+    def regenerate(mode, speed):
+        calls.append((mode, speed))
+        return _index({"a": 0, "c": 1, "b": None}), g, {"mode": mode, "walk_share": 0.0}
+
+    ex = DiffusionExplorer(_index({"a": 0, "b": 1, "c": 2}), g, "cloud", "server", n_neighbors=1,
+                           truth={"mode": "flight", "walk_share": 0.0}, regenerate=regenerate)
+    ex.regen_button.click()
+    assert calls == [("flight", SocialWorldConfig().speed)]
