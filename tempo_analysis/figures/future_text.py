@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 from typing import Sequence
 
 import pandas as pd
@@ -89,7 +90,8 @@ def side_by_side(left: Sequence[str], right: Sequence[str], words: Sequence[str]
 
     head = [f"<b>{titles[0]}</b> ({count(L)} trending words)", f"<b>{titles[1]}</b> ({count(R)} trending words)"]
     def cell(t):  # wrap the plain text at ~70 characters, then highlight line by line
-        return "<br>".join(highlight(line.strip(), words) for line in re.findall(r".{1,70}(?:\s|$)", t)) if t else ""
+        # textwrap keeps every character (a regex wrap dropped the pieces of a word longer than 70)
+        return "<br>".join(highlight(line, words) for line in textwrap.wrap(t, 70, break_long_words=True)) if t else ""
 
     fig = go.Figure(go.Table(columnwidth=[1, 1], header=dict(values=head, align="left"),
                              cells=dict(values=[[cell(t) for t in L], [cell(t) for t in R]], align="left")))

@@ -230,6 +230,9 @@ def test_figures_to_dict(exp):
     cells = s["data"][0]["cells"]["values"]
     assert "<b><span style='color:#d62728'>transformer</span></b>" in cells[1][0]
     assert "(1 trending words)" in s["data"][0]["header"]["values"][0]
+    url = "see https://github.com/" + "x" * 80 + " for the code"          # a word longer than a line
+    kept = figs.side_by_side([url], [""], []).to_dict()["data"][0]["cells"]["values"][0][0]
+    assert kept.replace("<br>", "").replace(" ", "") == url.replace(" ", "")
     c = figs.bias_change(["a", "b"], [0.0, 1.0], [0.5, 2.0]).to_dict()
     assert [tr["name"] for tr in c["data"]] == ["before", "after"]
     with pytest.raises(ValueError, match="metric="):
