@@ -9,8 +9,8 @@ zero-shot perplexity on ACL abstracts, evaluation throughput, one greedy generat
 - perplexity, token-weighted over documents, two protocols:
   ``whole``: each abstract scored in one piece as ``<|endoftext|> abstract <|endoftext|>`` (the
   pretraining document separator), truncated to --max-tokens;
-  ``project``: ``tempo_analysis.evaluation.future_text.perplexity`` (tokenizer BOS/EOS around each
-  abstract, 128-token windows), when that module is importable.
+  ``project``: ``tempo_analysis.future_text.metrics.perplexity`` (tokenizer BOS/EOS around each
+  abstract, 128-token windows).
 - the documents: the first --docs lines of papers_<year>.txt with 30..400 words (a few lines of the
   file are whole papers, thousands of words, not abstracts).
 - greedy generation: plain continuation of --prompt after <|endoftext|>, --new-tokens tokens.
@@ -99,14 +99,11 @@ def main(argv=None):
     ppl, n, secs = whole_document_ppl(model, tok, texts, sep, args.max_tokens, args.batch_size)
     out.update(docs=len(texts), ppl_whole=round(ppl, 2), predicted_tokens=n, eval_tokens_per_s=round(n / secs, 1))
     print(json.dumps(out), flush=True)
-    try:
-        from tempo_analysis.evaluation.future_text import perplexity
-    except Exception as e:  # the future-text wing moved or is broken: report the other protocol only
-        out["ppl_project"] = f"unavailable ({type(e).__name__})"
-    else:
-        r = perplexity(model, tok, texts, block_size=128, batch_size=args.batch_size)
-        out.update(ppl_project=round(r["ppl"], 2), ppl_project_tokens=r["tokens"],
-                   content_ppl_project=round(r["content_ppl"], 2))
+    from tempo_analysis.future_text.metrics import perplexity
+
+    r = perplexity(model, tok, texts, block_size=128, batch_size=args.batch_size)
+    out.update(ppl_project=round(r["ppl"], 2), ppl_project_tokens=r["tokens"],
+               content_ppl_project=round(r["content_ppl"], 2))
 
     prompt = "<|endoftext|>" + args.prompt
     ids = tok(prompt, return_tensors="pt", add_special_tokens=False)

@@ -8,13 +8,16 @@ LM's decoding step is bound by reading its weights, and a batch of 2n rows costs
 The naive path, timed in the same run, is one ``generate_texts`` call per model (what the widget
 did before). Both use the widget's decoding (sampling without beams, ``--new-tokens`` tokens,
 ``--n`` texts per model); the two models are a ``baseline`` and a context-adapter ``baseline``
-with random head offsets (the speed does not depend on what the offsets learned).
+with random head offsets (the speed does not depend on what the offsets learned). Before timing, with
+greedy decoding (``do_sample=False``, the same click otherwise), the batched texts must equal each model's
+own ``generate_texts`` texts: the run exits non-zero otherwise. Both paths are warmed up before timing.
 The last line is JSON: seconds per click for both paths (median of ``--repeats``) and their ratio.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import platform
 import statistics
@@ -51,7 +54,16 @@ def click_setup(description: str):
 
 def main() -> None:
     args, lm, tok, (a, b), s = click_setup(__doc__.split("\n")[0])
-    generate_together([a, b], tok, None, args.n, settings=s)                       # warm-up
+    greedy = dataclasses.replace(s, do_sample=False)
+    together = generate_together([a, b], tok, None, args.n, settings=greedy)
+    separate = [generate_texts(m, tok, None, args.n, settings=greedy) for m in (a, b)]
+    for name, t, sep in zip(("baseline", "adapter baseline"), together, separate):
+        if t != sep:
+            raise SystemExit(f"greedy texts of the {name} model differ: generate_together {t!r} "
+                             f"vs generate_texts {sep!r}")
+    generate_together([a, b], tok, None, args.n, settings=s)                       # warm-up, both paths
+    generate_texts(a, tok, None, args.n, settings=s)
+    generate_texts(b, tok, None, args.n, settings=s)
     separate, together = [], []
     for _ in range(args.repeats):
         t0 = time.perf_counter()

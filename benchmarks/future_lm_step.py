@@ -12,7 +12,8 @@ and the test-sized "tiny" GPT-2 (1,000 tokens, hidden 64):
 2. ``freq`` bias per distinct year (ours: one-year batches, the LSTM runs once per step over
    the vocabulary) and, for the tiny config only, ``freq`` per example (the reference design: an
    LSTM over every example x vocabulary, ``FutureLM.bias_per_example = True``; at 49k tokens it
-   does not fit in memory).
+   does not fit in memory). Before timing, the two ``freq`` paths must give the same per-position loss
+   on one mixed-year batch (the run exits non-zero otherwise).
 
 The last line is JSON: ``overhead_vs_plain`` (freq per distinct year / plain, SmolLM2 vocabulary;
 target <= 1.2), ``tiny_overhead_vs_plain`` (the same for the tiny config) and the tiny config's
@@ -50,6 +51,22 @@ def step_time(model, batch, steps: int, warmup: int = 2) -> float:
     return float(np.median(times))
 
 
+def check_bias_paths(model, batch) -> None:
+    """Exit if the per-example bias (reference design) and the per-distinct-year bias give different losses."""
+    model.train()
+    with torch.no_grad():
+        model.bias_per_example = False
+        per_year = model.state_nll(**batch)
+        model.bias_per_example = True
+        per_example = model.state_nll(**batch)
+        model.bias_per_example = False
+    try:
+        torch.testing.assert_close(per_example, per_year, rtol=1e-5, atol=1e-5)
+    except AssertionError as e:
+        raise SystemExit(f"the per-example and per-year freq bias give different losses "
+                         f"({len(batch['years'].unique())} years in the batch): {e}") from None
+
+
 def run(vocab: int, dim: int, a, rng) -> dict:
     torch.manual_seed(a.seed)
     cfg = GPT2Config(vocab_size=vocab, n_layer=1, n_embd=dim, n_head=max(1, dim // 64), n_positions=64,
@@ -73,6 +90,8 @@ def run(vocab: int, dim: int, a, rng) -> dict:
 
     res = {"plain": step_time(build("baseline"), batch, a.steps)}
     m = build("freq")
+    if vocab <= a.per_example_max_vocab:
+        check_bias_paths(m, per_example)
     res["freq_per_year"] = step_time(m, batch, a.steps)
     if vocab <= a.per_example_max_vocab:
         # the reference design: a window + LSTM per example (every position here) over the vocabulary;

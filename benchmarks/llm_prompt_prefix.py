@@ -8,7 +8,8 @@ task text, `--shots` examples of a `--window`-post window, then the post's own w
 are the same for every post, so with `prefix_cache=True` (the default) their keys and values are
 computed once and each sequence runs only its own tokens. Both paths score the same posts in the
 same run, one after the other (`--repeats` times, interleaved; the fastest of each is kept), and
-the log-probabilities are compared. The default LM is the embedded SmolLM2-135M-Instruct.
+the log-probabilities are compared (the run exits non-zero if they differ by more than
+``MAX_ABS_DIFF``). The default LM is the embedded SmolLM2-135M-Instruct.
 The last line is JSON: ``speedup`` (whole / cached wall time), ``max_abs_diff``, the shared
 prefix length and the mean tokens per sequence.
 """
@@ -21,6 +22,8 @@ import time
 
 import numpy as np
 import torch
+
+MAX_ABS_DIFF = 1e-3   # both paths compute the same log-probabilities up to float rounding (~1e-5)
 
 
 def main(argv=None):
@@ -62,6 +65,9 @@ def main(argv=None):
            "whole_s": round(min(times["whole"]), 2), "cached_s": round(min(times["cached"]), 2),
            "speedup": round(min(times["whole"]) / min(times["cached"]), 2),
            "max_abs_diff": float(np.abs(scores["whole"] - scores["cached"]).max())}
+    if not res["max_abs_diff"] <= MAX_ABS_DIFF:
+        raise SystemExit(f"cached-prefix and whole-prompt log-probabilities differ by {res['max_abs_diff']:.2e} "
+                         f"(more than {MAX_ABS_DIFF:.0e})")
     print(f"whole prompts: {res['whole_s']} s, shared prefix once: {res['cached_s']} s "
           f"for {len(prompts)} posts -> {res['speedup']}x; max |diff| {res['max_abs_diff']:.2e}")
     print(json.dumps(res))

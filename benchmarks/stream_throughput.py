@@ -8,6 +8,9 @@ Same model, same windows, one training step = forward + backward + AdamW step; t
 interleaved batch by batch so that load on a shared machine hits them alike. Batches are whole
 timelines' runs of consecutive windows (as in training, see stream.batching.window_chunks).
 The reference path is timed on a few windows of each batch only (it is ~50x slower).
+Before timing, for each W, the three paths' logits on the first batch are checked to agree (eval mode,
+no gradients; the layouts compute the same thing up to float rounding): the run exits non-zero
+otherwise, naming the path that differed.
 
 The theoretical speed-up of (1) over (2) for full windows, with every post encoded once, is
 bound = L*W / (L_local + L_upper*W). Our last layer computes only [CLS] rows (exact), which
@@ -74,6 +77,21 @@ def step(model, opt, batch) -> None:
     opt.zero_grad(set_to_none=True)
 
 
+def check_agreement(model, shared, per, ref, ref_rows, W: int) -> None:
+    """Exit naming the path whose logits differ from the shared path's (eval mode, no gradients)."""
+    model.eval()
+    with torch.no_grad():
+        want = model(**model_inputs(shared)).logits
+        got = {"per_window": (model(**model_inputs(per)).logits, want),
+               "reference": (model(**model_inputs(ref)).logits, want[ref_rows])}
+    model.train()
+    for name, (g, w) in got.items():
+        try:
+            torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4)
+        except AssertionError as e:
+            raise SystemExit(f"W={W}: {name} logits differ from the shared path's: {e}") from None
+
+
 def main(argv=None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--encoder", default="default", help="'default' (MiniLM), HF name/path, or 'tiny'")
@@ -129,7 +147,8 @@ def main(argv=None) -> dict:
             per = per_window_batch(shared)
             ref_pos = rng.choice(pos, size=min(args.ref_windows, len(pos)), replace=False)
             ref = per_window_batch(collate_windows(data, ref_pos), pad_to=512)
-            if first:  # warm-up (allocator, kernels) on every path
+            if first:  # agreement of the paths, then warm-up (allocator, kernels) on every path
+                check_agreement(model, shared, per, ref, [list(pos).index(p) for p in ref_pos], W)
                 for b in (shared, per, ref):
                     step(model, opt, b)
                 first = False

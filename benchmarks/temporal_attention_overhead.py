@@ -6,7 +6,7 @@ All three models are converted from the same checkpoint by the same code; they d
 attention form (``none`` = vanilla QKᵀ through the same fused kernel, ``faithful`` = the paper's
 Q·Tᵀ·T·Kᵀ computed in O(n·d²) per head, ``modulated`` = time-rescaled QKᵀ). Timings are interleaved
 round-robin (v, f, m, v, f, m, ...) so load drift on a shared machine hits all three alike; the
-median per form is reported. A reference HF ``BertForMaskedLM`` on the same batch is printed too.
+median per form is reported.
 The last line is JSON with ``overhead_faithful`` and ``overhead_modulated`` (target <= 1.10).
 """
 from __future__ import annotations

@@ -35,8 +35,11 @@ def test_packed_layers_compute_the_same_and_are_restored():
         assert len(seen) == 2
         # weights changed after the block are read afresh by the next block (nothing is kept)
         block.up.weight.mul_(2.0)
-        with packed_linears(block):
-            torch.testing.assert_close(block(x), Block.forward(block, x), rtol=1e-5, atol=1e-5)
+        want = block(x)                                      # unpacked, outside the block
+        with packed_linears(block) as packed:
+            got = block(x)
+        assert packed
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_a_no_op_with_gradients_switched_off_or_an_error_inside():
