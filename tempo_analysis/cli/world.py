@@ -3,7 +3,11 @@
     tempo-analysis world --out data/                 # the committed default world
     tempo-analysis world --out /tmp/w --seed 3 --mode flight --speed 3 --change-strength 0.5
     tempo-analysis world --out data/ --check         # exit 1 if data/world differs from a regeneration
-Also runnable as `python -m tempo_analysis.cli.world ...`.
+Also runnable as `python -m tempo_analysis.cli.world ...` (the same command, errors and exit codes).
+
+OUT/world is replaced as a whole and atomically: a kill at any moment leaves the previous world
+complete. A folder counts as a world folder when its config.json carries tempo-analysis's
+format_version; any other non-empty OUT/world is refused unless --overwrite (its other files are kept).
 """
 
 from __future__ import annotations
@@ -11,22 +15,28 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import filecmp
+import math
+import os
+import shlex
 import sys
 import tempfile
 from pathlib import Path
 
+# the range ChangeWorldConfig.validate accepts for change_strength (tests/world keep the two in step)
+CHANGE_STRENGTH_RANGE = (0.0, 1.5)
+
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="folder to write into; files go to OUT/world/")
-    p.add_argument("--seed", type=int, default=0, help="world seed (every part's seed; default 0)")
+    p.add_argument("--seed", type=int, default=None, help="world seed (every part's seed), >= 0 (default: 0)")
     p.add_argument("--mode", choices=("walk", "flight"), default=None,
                    help="diffusion mode of the social world (default: walk)")
     p.add_argument("--speed", type=int, default=None, help="new adopters per slice (default: 3)")
     p.add_argument("--change-strength", type=float, default=None,
-                   help="scales the planted sense changes, 0..1.5 (default: 1.0)")
+                   help="scales the planted sense changes, %g..%g (default: 1.0)" % CHANGE_STRENGTH_RANGE)
     p.add_argument("--overwrite", action="store_true",
-                   help="write the world files into an existing OUT/world folder that tempo-analysis did not "
-                        "write (its other files are left alone)")
+                   help="write the world into an existing OUT/world folder that tempo-analysis did not write "
+                        "(its other files are kept)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if OUT/world differs from what these options generate")
 
@@ -35,7 +45,7 @@ def config_from_args(args: argparse.Namespace):
     """The WorldConfig these options describe."""
     from tempo_analysis.world import WorldConfig
 
-    cfg = WorldConfig(seed=args.seed)
+    cfg = WorldConfig(seed=0 if args.seed is None else args.seed)
     if args.mode is not None or args.speed is not None:
         social = cfg.social
         if args.mode is not None:
@@ -48,33 +58,72 @@ def config_from_args(args: argparse.Namespace):
     return cfg
 
 
-def run(args: argparse.Namespace) -> int:
-    """Generate, then write (or with --check, compare); prints one line per file."""
-    from tempo_analysis.world import FILES, generate_world
+def command_line(args: argparse.Namespace) -> str:
+    """The `tempo-analysis world` command that writes what `args` describe (the options given, quoted)."""
+    parts = ["tempo-analysis", "world", "--out", str(args.out)]
+    for flag, value in (("--seed", args.seed), ("--mode", args.mode), ("--speed", args.speed),
+                        ("--change-strength", args.change_strength)):
+        if value is not None:
+            parts += [flag, repr(value) if isinstance(value, float) else str(value)]
+    return shlex.join(parts)
 
+
+def _parent_of(out: str) -> str:
+    q = Path(os.path.normpath(out))
+    return str(q.parent if q.name not in ("", ".", "..") else q.resolve().parent)
+
+
+def check_args(args: argparse.Namespace) -> None:
+    """Every check of the command line and of --out, before the world is generated (ms, no work lost)."""
     from tempo_analysis.cli import refuse_options, require_positive
+    from tempo_analysis.outputs import OutputExistsError
+    from tempo_analysis.world.world import check_world_folder, is_world_folder
 
     # 0 new adopters per slice: the sense never spreads past slice 0, so there is no diffusion to map
     require_positive(args, "--speed")
+    require_positive(args, "--seed", least=0)
+    lo, hi = CHANGE_STRENGTH_RANGE
+    v = args.change_strength
+    if v is not None and not (math.isfinite(v) and lo <= v <= hi):
+        raise ValueError(f"--change-strength {v:g}: use a number from {lo:g} to {hi:g} "
+                         f"(0 plants no change, 1 the default change).")
     refuse_options(args, ["--overwrite"], when=args.check, apply_to="writing a world",
                    here="--check (it writes nothing)", fix="drop --check")
-    target = Path(args.out) / "world"
+    if is_world_folder(args.out):   # OUT/world would be nested in it, and loaders keep reading OUT itself
+        raise OutputExistsError(f"--out {args.out!r} already is a world folder (its config.json was written by "
+                                f"tempo-analysis), and the world goes to OUT/world/. Fix: pass its parent "
+                                f"(--out {shlex.quote(_parent_of(args.out))}).")
     if not args.check:  # a file where the folder should be: refused before generating, naming the path
-        from tempo_analysis.outputs import OutputExistsError
-
+        target = Path(args.out) / "world"
         blocked = next((p for p in (target, *target.parents) if p.exists()), None)
         if blocked is not None and not blocked.is_dir():
             raise OutputExistsError(f"--out {args.out!r}: {str(blocked)!r} is a file, so {str(target)!r} cannot be "
                                     "created. Fix: pass a folder (the world goes to OUT/world/).")
+        check_world_folder(target, overwrite=args.overwrite)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Check the options and OUT/world, generate, then write (or with --check, compare)."""
+    from tempo_analysis.world import FILES, generate_world
+
+    check_args(args)
+    target = Path(args.out) / "world"
     world = generate_world(config_from_args(args))
     if args.check:
+        fix = f"Fix: run `{command_line(args)}` and commit the result."
+        if not target.is_dir():
+            print(f"{target}: missing (no world folder there). {fix}")
+            return 1
         with tempfile.TemporaryDirectory() as tmp:
-            world.save(tmp)
-            differ = [n for n in FILES if not (target / n).is_file()
-                      or not filecmp.cmp(Path(tmp) / n, target / n, shallow=False)]
-        if differ:
-            print(f"{target}: differs from a regeneration in {differ}. Fix: run "
-                  f"`tempo-analysis world --out {args.out}` (same options) and commit the result.")
+            fresh = Path(tmp) / "world"
+            world.save(fresh)
+            missing = [n for n in FILES if not (target / n).is_file()]
+            differ = [n for n in FILES if n not in missing
+                      and not filecmp.cmp(fresh / n, target / n, shallow=False)]
+        if missing or differ:
+            what = "; ".join(([f"missing {missing}"] if missing else [])
+                             + ([f"differs from a regeneration in {differ}"] if differ else []))
+            print(f"{target}: {what}. {fix}")
             return 1
         print(f"{target}: all {len(FILES)} files match a regeneration.")
         return 0
@@ -95,15 +144,12 @@ def register(subparsers) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tempo_analysis.cli.world", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+    """`python -m tempo_analysis.cli.world ARGS`: exactly `tempo-analysis world ARGS` (the same error
+    boundary: one line and exit 2 for bad input, exit 1 for an internal error, --debug for tracebacks)."""
+    from tempo_analysis.cli import main as cli_main
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    return cli_main(["world", *argv])
 
 
 if __name__ == "__main__":  # pragma: no cover

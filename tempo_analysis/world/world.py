@@ -3,10 +3,19 @@
 `generate_world(WorldConfig(seed=0))` runs the four part generators (each with its own seeded
 RNG) and wraps the tables in the shared data types. `World.save(dir)` writes the files listed in
 `FILES` (CSV/JSON, deterministic bytes); `load_world(dir)` reads them back into an equal World.
+
+A folder counts as a world folder (written by tempo-analysis) when its `config.json` is a JSON
+object with an integer `format_version` (:func:`is_world_folder`). `World.save` replaces such a
+folder as a whole and atomically (a temporary sibling renamed into place, with the helpers of
+:mod:`tempo_analysis.outputs`), so a kill at any moment leaves the previous world complete.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
@@ -16,7 +25,7 @@ import pandas as pd
 
 from tempo_analysis.data.errors import DataPathError
 from tempo_analysis.data.locations import data_dir
-from tempo_analysis.outputs import OutputExistsError
+from tempo_analysis.outputs import OutputExistsError, _fsync_dir, clean_stale_temps, prepare_output_dir, temp_name
 
 from .change import PERIODS, change_frames
 from .config import WorldConfig
@@ -34,9 +43,10 @@ FILES = {
     "timelines_truth.csv": "hidden state per post: post_id, mood, intensity, gap_s, gap_kind, change_kind",
     "periods.csv": "two-period corpus: doc_id, period, word, sense, start, end, text, probe",
     "change_truth.csv": "per word: graded, binary, kind, senses, changing_sense, share_old, share_new, jsd",
-    "social_docs.csv": "social corpus: doc_id, unit, time, sense, text",
+    "social_docs.csv": "social corpus: doc_id, unit, time, word, kind, sense, text",
     "social_edges.csv": "the unit graph: source, target",
-    "diffusion_truth.json": "mode, word, anchor, senses, first_slice, community, walk_share",
+    "diffusion_truth.json": "mode, word, anchor, old_anchor, old_sense, new_sense, n_slices, first_slice, "
+                            "community, walk_share, changing_words, stable_words, words",
     "yearly.csv": "yearly corpus: doc_id, period (year), text",
     "trend_truth.csv": "per word and year: trend, rate, n_docs, doc_share",
 }
@@ -96,26 +106,104 @@ class World:
         }
 
     def save(self, directory: Union[str, Path], *, overwrite: bool = False) -> dict:
-        """Write every file of `FILES` into `directory` (created if needed); returns {name: path}.
+        """Write every file of `FILES` into `directory`; returns {name: path}.
 
-        Each file is written atomically. A world folder holds only the files of `FILES`: a folder
-        with any other file in it is not ours and is refused (:class:`OutputExistsError`) unless
-        ``overwrite=True``, so a mistyped ``--out`` never mixes the world into a user's folder.
+        The folder is replaced as a whole and atomically: the files are written into a temporary
+        sibling (``.NAME.tmp-<pid>-<token>``) that is then renamed into place, so a reader (or a
+        kill at any moment) sees the previous world complete or the new one complete, never a mix.
+        Allowed without ``overwrite``: a missing or empty folder, or a world folder (see
+        :func:`check_world_folder`); anything else is refused (:class:`OutputExistsError`).
+        Files in the folder that are not world files (only with ``overwrite=True``, or hidden
+        files) are carried over into the new folder: nothing of the user's is lost.
         """
-        d = Path(directory)
-        if d.is_dir() and not overwrite:
-            foreign = sorted(p.name for p in d.iterdir() if p.name not in FILES and not p.name.startswith("."))
-            if foreign:
-                raise OutputExistsError(
-                    f"{str(d)!r} holds files that are not part of a world ({foreign[:5]}), so the world is not "
-                    "written into it. Fix: pass another --out (the world goes to OUT/world/), or --overwrite "
-                    "(overwrite=True) to write the world files there anyway (other files are left alone).")
-        out = {"config.json": write_json({"format_version": FORMAT_VERSION, **self.config.to_dict()},
-                                         d / "config.json")}
-        for name in _CSV_TYPES:
-            out[name] = write_csv(self.frames[name[:-4]], d / name)
-        out["diffusion_truth.json"] = write_json(self.diffusion_truth, d / "diffusion_truth.json")
-        return out
+        d = check_world_folder(directory, overwrite=overwrite)
+        parent = d.absolute().parent
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = temp_name(d.absolute())
+        tmp.mkdir()
+        old = None
+        try:
+            write_json({"format_version": FORMAT_VERSION, **self.config.to_dict()}, tmp / "config.json")
+            for name in _CSV_TYPES:
+                write_csv(self.frames[name[:-4]], tmp / name)
+            write_json(self.diffusion_truth, tmp / "diffusion_truth.json")
+            # the folder may have changed while we wrote: check it again, then carry the rest over
+            check_world_folder(d, overwrite=overwrite)
+            if d.is_dir():
+                shutil.copymode(d, tmp)
+                for p in _other_entries(d):
+                    if p.is_dir() and not p.is_symlink():
+                        shutil.copytree(p, tmp / p.name, symlinks=True)
+                    else:
+                        shutil.copy2(p, tmp / p.name, follow_symlinks=False)
+            if d.exists():
+                old = temp_name(d.absolute(), "old")
+                os.replace(d, old)    # a kill from here to the next line: clean_stale_temps (the next save
+            os.replace(tmp, d)        # or load_world) moves the old world back
+            _fsync_dir(parent)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            if old is not None and not d.exists():
+                os.replace(old, d)    # failed between the renames: the previous world goes back in place
+            raise
+        if old is not None:
+            shutil.rmtree(old, ignore_errors=True)
+        return {name: d / name for name in FILES}
+
+
+# orphans of the old file-by-file writer (io._atomic_write): `.NAME.<random>.tmp`
+_FILE_TEMP = re.compile(r"^\.(?P<name>[^/]+?)\.[^./]+\.tmp$")
+
+
+def _other_entries(d: Path) -> list:
+    """The entries of folder `d` that are not world files (nor orphan temps of a world file)."""
+    out = []
+    for p in sorted(d.iterdir()):
+        m = _FILE_TEMP.match(p.name)
+        if p.name in FILES or (m and m.group("name") in FILES):
+            continue
+        out.append(p)
+    return out
+
+
+def is_world_folder(directory: Union[str, Path]) -> bool:
+    """True when `directory` holds a world written by tempo-analysis: its `config.json` is a JSON
+    object with an integer `format_version` (what `World.save` writes). File names alone do not count."""
+    cfg = Path(directory) / "config.json"
+    try:
+        if not cfg.is_file() or cfg.stat().st_size > 1_000_000:
+            return False
+        data = json.loads(cfg.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    v = data.get("format_version") if isinstance(data, dict) else None
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_world_folder(directory: Union[str, Path], *, overwrite: bool = False) -> Path:
+    """Check the folder `World.save` would write, before any work; return it as a Path.
+
+    Accepted: a folder that does not exist yet, an empty folder (hidden files aside), a world folder
+    (:func:`is_world_folder`) holding only world files, or any folder with ``overwrite=True``.
+    Refused with :class:`OutputExistsError` (one line naming the folder and the fix): a folder
+    with other files, or whose config.json was not written by tempo-analysis; a file, a symbolic
+    link, a path under a file or in a folder we cannot write to.
+    """
+    d = prepare_output_dir(directory, overwrite=True)    # file / link / parent checks, stale temps cleaned
+    if overwrite or not d.is_dir():
+        return d
+    visible = [p.name for p in _other_entries(d) if not p.name.startswith(".")]
+    has_world_files = any((d / n).exists() for n in FILES)
+    fix = ("Fix: pass another --out (the world goes to OUT/world/), or --overwrite (overwrite=True) to write "
+           "the world files there anyway (the other files are kept).")
+    if visible:
+        raise OutputExistsError(f"{str(d)!r} holds files that are not part of a world ({visible[:5]}), so the "
+                                f"world is not written into it. {fix}")
+    if has_world_files and not is_world_folder(d):
+        raise OutputExistsError(f"{str(d)!r} holds files with world file names, but its config.json was not written "
+                                "by tempo-analysis (no JSON object with a format_version), so they are not replaced. "
+                                f"{fix}")
+    return d
 
 
 def _assemble(config: WorldConfig, frames: dict, diffusion_truth: dict) -> World:
@@ -162,6 +250,11 @@ def resolve_world_dir(directory: Union[str, Path, None] = None) -> Path:
     for cand in (d, d / "world"):
         if (cand / "config.json").is_file():
             return cand
+    # a save killed between its two renames leaves the previous world set aside: put it back
+    if clean_stale_temps(d.absolute().parent) + clean_stale_temps(d):
+        for cand in (d, d / "world"):
+            if (cand / "config.json").is_file():
+                return cand
     raise DataPathError(f"no planted world in {d} (looked for config.json there and in {d / 'world'}). "
                             f"Fix: run `tempo-analysis world --out {d}` or pass the folder that holds it.")
 
