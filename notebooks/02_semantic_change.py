@@ -20,7 +20,8 @@
 # the word's change score (Algorithm 1). Words are ranked by that score and compared with the truth.
 #
 # Our implementation keeps the pretrained encoder (the reference code threw it away), normalises the
-# time term per sentence (not over the batch), runs in O(n·d) through fused attention, and starts
+# time term per sentence (not over the batch), runs through fused attention without building the
+# n×n×d product (O(n·d²) per head), and starts
 # exactly at the pretrained model (a gate that training opens). Baselines go through the same scorer:
 #
 # | method | what it adds to the pretrained encoder | sees time? |
@@ -131,8 +132,8 @@ print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
 # On real text the same comparison runs on the **pseudoword benchmark** (`DATA = "pseudoword"`):
 # documents of Brown, Gutenberg, State of the Union, Inaugural and ACL abstracts split into two
 # periods at random, then a share *p* of a target's later usages replaced by a donor word's
-# sentences (the truth is *p*). It takes several CPU minutes per method, so here we show the
-# recorded run (`docs/results/semantic_change/`, with the command that reproduces it):
+# sentences (the truth is *p*). It takes about 20 minutes per trained method on a 2-core CPU, so
+# here we show the recorded run (`docs/results/semantic_change/`, with the command that reproduces it):
 
 # %%
 study = recorded_study()
@@ -156,9 +157,13 @@ display(main.scores_.head(10))
 
 # %% [markdown]
 # ## Methods and scorers
-# The same stored vectors, scored four ways: `cosine` (Algorithm 1, the mean vectors' cosine
-# distance), `prt` (the same on unit-length usages), `apd-within` (average pairwise distance across
-# periods minus within periods), and optionally `apd` and `jsd` (k-means clusters).
+# The same stored vectors, scored three ways (`SCORERS`): `cosine` (Algorithm 1, the mean vectors'
+# cosine distance), `prt` (the same on unit-length usages) and `apd-within` (average pairwise
+# distance across periods minus within periods); `apd` and `jsd` (k-means clusters) can be added.
+# `apd-within` is the library's default on real text (chosen on the pseudoword benchmark), but the
+# world's probes are the same sentences in both periods, so there it measures the probes' spread,
+# not their change: its column is negative for every model, the time-blind ones too. On the world,
+# read the `cosine` column.
 
 # %%
 table = comparison_table(rankers, scorers=SCORERS)
@@ -169,11 +174,14 @@ display(table.pivot(index="method", columns="scorer", values="spearman").round(3
 # %% [markdown]
 # ## One word up close
 # A map of the word's usages (UMAP of their vectors): each dot is a sentence, coloured by period;
-# hover to read it. A word whose sense moved shows a cloud that the later period fills and the
-# earlier one does not. Next to it: the word's nearest words in each period (the model's best
-# substitutes for it, from its MLM head), for the temporal model and for its time-blind control:
-# on the world's probes the control reads the same sentences in both periods, so its two columns
-# can only agree.
+# hover to read it. On real text, a word whose sense moved shows a cloud that the later period
+# fills and the earlier one does not. The world's probes are the same sentences in both periods, so
+# here each later dot sits next to its earlier twin: the change the temporal model reads is a small
+# shift of every usage (compare the scores above), too small to see on the map. Next to it: the
+# word's nearest words in each period (the model's best substitutes for it, from its MLM head), for
+# the temporal model and for its time-blind control. The control reads the same sentences in both
+# periods, so its two columns can only agree; the temporal model's can differ only through the
+# time input, and a shift that small rarely changes its top words.
 
 # %%
 word = WORD or ("cell" if "cell" in main.targets_ else main.scores_.dropna().iloc[0]["word"])

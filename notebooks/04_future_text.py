@@ -23,7 +23,7 @@
 # | `last-n` | none: the LM fine-tuned on the last *n* years only |
 # | `freq-nolstm` | last year's feature `log((c+1)/(N+|V|))`, times a learned scale |
 # | `freq` | an LSTM over the last *W* years of that feature, one LSTM shared by all tokens |
-# | `context` | the same LSTM over per-year averaged contextual embeddings (embedded MiniLM) |
+# | `context` | the same LSTM over per-year averaged contextual embeddings (the LM's own final states; MiniLM's with `context_encoder="default"`) |
 # | `context2` | the context bias, gated per position by the decoder state |
 #
 # By default this runs on the **planted world**: abstract-like documents, 2010–2021, where trend
@@ -239,7 +239,9 @@ results.round(3)
 # `raise NotImplementedError()` with your code) and a check cell below it. Nothing here trains or
 # generates: use what was computed above (`future`, the fitted `FutureTextModel`; `WORDS`;
 # `response`, the trend injection). The questions assume the planted world (`DATA = "world"`), where
-# *transformer* and *pretraining* rise and *kernel* and *lexicon* fall.
+# *transformer*, *pretraining* and *prompting* rise and *kernel* and *lexicon* fall. The bias is
+# per token: *pretraining* is two tokens for SmolLM2 (`Ġpre` + `training`), so its bias is that of
+# `Ġpre`, which every word starting with "pre" shares; the checks use the one-token words.
 
 # %%
 import pandas as pd
@@ -272,7 +274,7 @@ expected = forecast_bias(future.get_model("freq"), future.test_year_)
 check(test_bias["freq"] is not None
       and all(abs(test_bias["freq"][w] - expected[word_token(future.tokenizer_, w)]) < 1e-6 for w in WORDS),
       "the freq model's test-year bias for each word", hint="index the bias with word_token(future.tokenizer_, word)")
-check(min(test_bias["freq"][w] for w in ("transformer", "pretraining"))
+check(min(test_bias["freq"][w] for w in ("transformer", "prompting"))
       > max(test_bias["freq"][w] for w in ("kernel", "lexicon")),
       "the rising words get a larger push than the falling ones")
 
