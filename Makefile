@@ -1,7 +1,7 @@
 # tempo_analysis: `make demo` runs every notebook headless; `make test` runs the whole test suite.
 #
 #   make demo    venv + notebook extras, demo data if missing, execute notebooks -> build/
-#                (make demo NOTEBOOKS=00_overview runs just that one)
+#                (make demo NOTEBOOKS=00_overview runs just that one, keeping the others' cache)
 #   make test    venv + notebook and test extras, demo data if missing, pytest over tests/
 #                (make test TESTS=tests/notebooks PYTEST_ARGS=-x runs a part)
 #   make lab     JupyterLab on notebooks/ (127.0.0.1, token auth on; LAB_DIR=student for another folder)
@@ -9,6 +9,7 @@
 #   make site    static HTML of the executed notebooks in build/site/ (after make demo)
 #   make exercises   student notebooks with the solutions removed, in build/exercises/
 #   make data    generate data/world with `tempo-analysis world` if it is missing
+#   make install / install-test   only the venv: notebook extras / plus the test extras
 #   make clean   remove build outputs and caches (keeps .venv and data/)
 #   make distclean   clean, and remove .venv too
 #
@@ -45,7 +46,7 @@ TEST_STAMP := $(VENV)/.stamp-install-test
 .PHONY: help venv install install-test data demo test lab app site exercises clean distclean
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # --- environment -----------------------------------------------------------------------------
 
@@ -109,7 +110,7 @@ CACHE := $(abspath $(BUILD))/cache
 
 demo: install
 	$(make_data)
-	rm -rf $(CACHE)
+	$(if $(NOTEBOOKS),,rm -rf $(CACHE))
 	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) scripts/run_notebooks.py --notebooks-dir notebooks --out $(BUILD) $(NOTEBOOKS)
 
 # pytest's exit code is make's verdict: 1 (failures) and 5 (no tests collected) both fail here.
@@ -133,7 +134,7 @@ app: install
 
 site: install
 	$(make_data)
-	$(PY) scripts/build_site.py --executed $(BUILD) --out $(BUILD)/site
+	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) scripts/build_site.py --executed $(BUILD) --out $(BUILD)/site
 
 exercises: install
 	$(PY) scripts/make_exercises.py --out $(BUILD)/exercises
@@ -142,8 +143,8 @@ exercises: install
 
 clean:
 	rm -rf $(BUILD) .pytest_cache .hypothesis
-	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \) -type d -print0 \
-		| xargs -0 rm -rf
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -print0 | xargs -0 rm -rf
+	rm -rf notebooks/.ipynb_checkpoints
 
 distclean: clean
 	rm -rf $(VENV) *.egg-info

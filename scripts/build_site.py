@@ -5,7 +5,10 @@
     python scripts/build_site.py --executed DIR --out DIR
 
 `make site` runs this after `make demo`: it reads the executed copies that `make demo` wrote
-(build/<name>.ipynb) and executes, headless, any notebook that has none yet. Every plotly figure
+(build/<name>.ipynb) and executes, headless, any notebook that has none newer than its source
+(with the lesson cache that `make site` passes, and make demo's time budget). A copy whose run
+failed (its status in summary.json, or an error in one of its cells) is never published: the
+script stops with exit 1 and names it, before writing any page. Every plotly figure
 stays interactive (plotly.js is inlined once per page, so the site works offline); widgets are
 shown as their static fallback. A student without Python can read the lessons there.
 """
@@ -20,8 +23,9 @@ from pathlib import Path
 import nbformat
 
 import notebook_exec as nbx
-from run_notebooks import export_html
+from run_notebooks import DEFAULT_TIMEOUT, export_html
 
+from tempo_analysis import notebook as nbk
 from tempo_analysis.data.locations import project_root
 
 STYLE = """
@@ -87,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--executed", type=Path, default=project_root() / "build",
                         help="folder with executed copies (make demo's output)")
     parser.add_argument("--out", type=Path, default=project_root() / "build" / "site")
-    parser.add_argument("--timeout", type=float, default=900, help="seconds per notebook executed here")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, help="seconds per notebook executed here")
     args = parser.parse_args(argv)
 
     sources = sorted(args.notebooks_dir.glob("[0-9]*.ipynb"))
@@ -95,15 +99,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"build_site: no notebooks in {args.notebooks_dir}", file=sys.stderr)
         return 2
     executed = {}
+    runs = nbk.read_summary(args.executed / "summary.json")["notebooks"] if (args.executed / "summary.json").is_file() else {}
     for src in sources:
         copy = args.executed / src.name
         if copy.is_file() and copy.stat().st_mtime >= src.stat().st_mtime:
-            executed[src.stem] = nbformat.read(copy, as_version=4)
+            nb = nbformat.read(copy, as_version=4)
+            status = runs.get(src.stem, {}).get("status", "ok")
+            errors = nbx.notebook_errors(nb)
+            if status not in ("ok", "interactive") or errors:
+                print(f"[build_site] {src.stem}: its executed copy {copy} did not run cleanly (status {status!r}"
+                      f"{'; ' + '; '.join(errors[:3]) if errors else ''}), so it is not published. Fix: rerun it "
+                      f"(make demo NOTEBOOKS={src.stem}) and then make site. Nothing was written to {args.out}.",
+                      file=sys.stderr)
+                return 1
+            executed[src.stem] = nb
             continue
         print(f"[build_site] {src.stem}: no executed copy newer than the notebook; executing ...", flush=True)
         run = nbx.execute_notebook(src, timeout=args.timeout)
         if run.status != "ok":
-            print(f"[build_site] {src.stem}: {run.status}: {'; '.join(run.errors)}", file=sys.stderr)
+            print(f"[build_site] {src.stem}: {run.status}: {'; '.join(run.errors)}. Nothing was written to "
+                  f"{args.out}.", file=sys.stderr)
             return 1
         executed[src.stem] = run.nb
     args.out.mkdir(parents=True, exist_ok=True)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Execute the suite's notebooks headless and write executed copies, HTML and a summary.
 
-    python scripts/run_notebooks.py                 # every notebooks/*.ipynb -> build/
+    python scripts/run_notebooks.py                 # every lesson, notebooks/[0-9]*.ipynb -> build/
     python scripts/run_notebooks.py 00_overview     # just one (name, stem or path)
     python scripts/run_notebooks.py -p N_EPOCHS=1   # override parameters (all notebooks)
 
@@ -33,9 +33,9 @@ DEFAULT_TIMEOUT = float(os.environ.get("TEMPO_ANALYSIS_NOTEBOOK_TIMEOUT", 1500))
 def find_notebooks(names: list[str], folder: Path) -> list[Path]:
     """Resolve names ('00_overview', '00_overview.ipynb', a path) to .ipynb files in order."""
     if not names:
-        found = sorted(folder.glob("*.ipynb"))
+        found = sorted(folder.glob("[0-9]*.ipynb"))  # the lessons (as make site and make exercises), not Untitled.ipynb
         if not found:
-            raise SystemExit(f"no notebooks (*.ipynb) in {folder}")
+            raise SystemExit(f"no notebooks ([0-9]*.ipynb) in {folder}")
         return found
     paths = []
     for name in names:
@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
         name = path.stem
         print(f"[run_notebooks] {name}: executing (budget {args.timeout:.0f} s) ...", flush=True)
         nbk.update_summary(name, {"status": "running"}, path=summary, replace=True)
+        for old in (args.out / f"{name}.ipynb", args.out / f"{name}.html"):
+            old.unlink(missing_ok=True)   # an interrupted run must not leave the last run's copies looking current
         run = nbx.execute_notebook(
             path, timeout=args.timeout, env={nbk.ENV_SUMMARY: str(summary)}, parameters=params
         )

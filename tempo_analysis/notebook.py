@@ -214,6 +214,9 @@ def record_summary(
     path: the summary file; defaults to $TEMPO_ANALYSIS_SUMMARY or <root>/build/summary.json.
 
     Keys already recorded for the notebook are overwritten; other keys and notebooks are kept.
+    A run that names no summary file (neither `path` nor $TEMPO_ANALYSIS_SUMMARY, which `make demo`
+    sets: a notebook run in JupyterLab or Voila) marks the entry ``status: "interactive"`` and clears
+    its seconds and parameters, so that make demo's "ok" never vouches for another run's numbers.
     """
     if not isinstance(values, Mapping):
         raise ValueError(
@@ -222,7 +225,10 @@ def record_summary(
     name = _notebook_name(notebook)
     clean = {key: _to_json_scalar(key, v) for key, v in flatten(values).items()}
     now = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
-    update_summary(name, {"values": clean, "updated": now}, path=path)
+    fields = {"values": clean, "updated": now}
+    if path is None and not os.environ.get(ENV_SUMMARY):
+        fields.update(status="interactive", seconds=None, parameters=None, errors=[])
+    update_summary(name, fields, path=path)
     return clean
 
 

@@ -55,6 +55,24 @@ def test_record_summary_merges_keys_and_notebooks(tmp_path):
     assert [p.name for p in path.parent.iterdir()] == ["summary.json"]
 
 
+def test_an_interactive_run_does_not_inherit_make_demos_status(tmp_path, monkeypatch):
+    """A notebook run in JupyterLab (no $TEMPO_ANALYSIS_SUMMARY) marks its entry interactive: make
+    demo's "ok", seconds and parameters must not vouch for numbers another run wrote."""
+    path = tmp_path / "build" / "summary.json"
+    nbk.update_summary("03_x", {"status": "ok", "seconds": 200.0, "parameters": {}}, path=path)
+    monkeypatch.delenv(nbk.ENV_SUMMARY, raising=False)
+    monkeypatch.setattr(nbk, "summary_path", lambda start=None: path)
+    nbk.record_summary({"diffusion.dcwe_ppl": 2.0}, notebook="03_x")
+    entry = json.loads(path.read_text())["notebooks"]["03_x"]
+    assert entry["status"] == "interactive" and entry["seconds"] is None and entry["parameters"] is None
+    assert entry["values"] == {"diffusion.dcwe_ppl": 2.0}
+    # make demo's runs name the file (the environment variable): their status is left to run_notebooks
+    monkeypatch.setenv(nbk.ENV_SUMMARY, str(path))
+    nbk.update_summary("03_x", {"status": "ok"}, path=path)
+    nbk.record_summary({"diffusion.dcwe_ppl": 2.1}, notebook="03_x")
+    assert json.loads(path.read_text())["notebooks"]["03_x"]["status"] == "ok"
+
+
 def test_record_summary_converts_scalars_and_flattens(tmp_path):
     path = tmp_path / "s.json"
     got = nbk.record_summary(
