@@ -356,7 +356,7 @@ if RECORD:
 # the planted world (`DATA = "world"`), whose truth says which switches only the gap reveals.
 
 # %%
-from tempo_analysis.exercises import check
+from tempo_analysis.exercises import check, check_prediction
 from tempo_analysis.stream.time_effect import change_probability, gap_sensitivity, gap_what_if
 
 # %% [markdown]
@@ -385,15 +385,17 @@ for model_name in time_only_recall:
 print(prediction, time_only_recall)
 
 # %% tags=["check"]
+check_prediction("01_stream_classification/1", prediction,
+                 "prediction: how the time-blind control does on the time-only switches",
+                 hint="the text of a time-only switch reads exactly like an ordinary post")
 expected = te["time_only_recall"]
-check(prediction == "chance", "prediction: without the gaps the control can only guess",
-      hint="the text of a time-only switch reads exactly like an ordinary post")
 for model_name in ("tempoformer", "control"):
-    check(time_only_recall[model_name] is not None
+    check(lambda: time_only_recall[model_name] is not None
           and abs(time_only_recall[model_name] - expected[model_name]) < 1e-9,
           f"{model_name}'s recall on the {expected['n']} time-only switches",
-          hint="select the rows whose kind is 'time', then compare argmax(proba) with test.label_codes(names)")
-check(time_only_recall["control"] <= expected["chance"] + 0.1 < time_only_recall["tempoformer"],
+          hint="keep the posts whose kind is 'time'; a post is recalled when the column of its largest "
+               "probability is the code of its true label")
+check(lambda: time_only_recall["control"] <= expected["chance"] + 0.1 < time_only_recall["tempoformer"],
       f"the control stays near chance ({expected['chance']:.2f}); TempoFormer does not")
 
 # %% [markdown]
@@ -414,10 +416,10 @@ for model_name, model in (("tempoformer", clf), ("control", control)):
 print(gap_move)
 
 # %% tags=["check"]
-check(gap_move["control"] is not None and gap_move["control"] < 1e-4,
+check(lambda: gap_move["control"] is not None and gap_move["control"] < 1e-4,
       "the control's p(change) does not move at all: the gap enters it nowhere",
-      hint="use gap_what_if(control, test, time_posts[:10], [10.0, 86400.0])")
-check(gap_move["tempoformer"] is not None
+      hint="gap_what_if takes the gaps in seconds: ask it for 10 s and for one day, for each model")
+check(lambda: gap_move["tempoformer"] is not None
       and abs(gap_move["tempoformer"] - gap_sensitivity(clf, test, time_posts[:10])) < 1e-6
       and gap_move["tempoformer"] > 0.1,
       "TempoFormer's p(change) moves with the gap alone (same text, same window)",
@@ -452,12 +454,15 @@ def p_change_at(gap_s):
     return float(change_probability(what_if(clf, test, sweep_post, gap_seconds=gap_s), clf.label_names_))
 
 
-check(threshold_gap_s is not None and p_change_at(threshold_gap_s) > 0.5 >= p_change_at(threshold_gap_s / 1.5),
+check(lambda: threshold_gap_s is not None
+      and p_change_at(threshold_gap_s) > 0.5 >= p_change_at(threshold_gap_s / 1.5),
       "the smallest gap with p(change) > 0.5 (to within the sweep's steps)",
-      hint="sweep.loc[sweep['p_change'] > 0.5, 'gap_s'].min()")
-check(median_gap_s["ordinary"] is not None and median_gap_s["time_switch"] is not None
+      hint="the sweep is a table with one row per gap: of the gaps whose p_change is above 0.5, "
+           "which is the smallest?")
+check(lambda: median_gap_s["ordinary"] is not None and median_gap_s["time_switch"] is not None
       and median_gap_s["ordinary"] < 3600 < 18 * 3600 < median_gap_s["time_switch"],
       "the training gaps: ordinary posts come within the hour, time-only switches after more than 18 h",
-      hint="train.df.groupby('timeline_id')['seconds'].diff(), then the median per kind of post")
-check(median_gap_s["ordinary"] < threshold_gap_s < median_gap_s["time_switch"],
+      hint="a post's gap is its seconds minus those of the post before it in the same timeline; "
+           "then take the median over each kind of post")
+check(lambda: median_gap_s["ordinary"] < threshold_gap_s < median_gap_s["time_switch"],
       "TempoFormer's threshold lies between the gaps of ordinary posts and those before time-only switches")

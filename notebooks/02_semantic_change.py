@@ -270,7 +270,7 @@ else:
 # %%
 import numpy as np
 
-from tempo_analysis.exercises import check
+from tempo_analysis.exercises import check, check_prediction
 
 # %% [markdown]
 # ### Exercise 1 · What can the time-blind control rank?
@@ -291,12 +291,14 @@ for method, ranker in rankers.items():
 pd.Series(max_score)
 
 # %% tags=["check"]
-check(prediction == "zero", "prediction: the same sentences read the same way in both periods",
-      hint="without the period, what differs between a probe in 'old' and the same probe in 'new'?")
-check(all(max_score[m] is not None and abs(max_score[m] - rankers[m].scores_["score"].max()) < 1e-9
-          for m in rankers), "each method's largest change score", hint="rankers[method].scores_['score'].max()")
-check(max_score["no-time"] < 1e-3, "the control scores every word (about) 0: it cannot rank at all")
-check(max_score["temporal-attention"] > 10 * max_score["no-time"],
+check_prediction("02_semantic_change/1", prediction, "prediction: the control's change score on the probes",
+                 hint="without the period, what differs between a probe in 'old' and the same probe in 'new'?")
+check(lambda: all(max_score[m] is not None and abs(max_score[m] - rankers[m].scores_["score"].max()) < 1e-9
+                  for m in rankers), "each method's largest change score",
+      hint="each ranker's scores_ table has a score column with one row per word; you want its largest "
+           "value, as a number, for every method")
+check(lambda: max_score["no-time"] < 1e-3, "the control scores every word (about) 0: it cannot rank at all")
+check(lambda: max_score["temporal-attention"] > 10 * max_score["no-time"],
       "temporal attention reads the same probes differently in the two periods")
 
 # %% [markdown]
@@ -319,10 +321,11 @@ for layer in main.vectors_.layers:
 pd.DataFrame({"temporal-attention spearman": spearman_by_layer, "no-time max score": control_max_by_layer})
 
 # %% tags=["check"]
-check(spearman_by_layer is not None and sorted(spearman_by_layer) == sorted(main.vectors_.layers),
+check(lambda: spearman_by_layer is not None and sorted(spearman_by_layer) == sorted(main.vectors_.layers),
       "one Spearman per stored layer", hint="loop over main.vectors_.layers")
 layer = list(main.vectors_.layers)[-1]
-check(np.isclose(spearman_by_layer[layer], main.evaluate(main.rescore(layers=[layer]))["spearman"], equal_nan=True),
+check(lambda: np.isclose(spearman_by_layer[layer], main.evaluate(main.rescore(layers=[layer]))["spearman"],
+                         equal_nan=True),
       f"temporal attention's Spearman with layer {layer} alone")
-check(control_max_by_layer is not None and max(control_max_by_layer.values()) < 1e-3,
+check(lambda: control_max_by_layer is not None and max(control_max_by_layer.values()) < 1e-3,
       "the control scores 0 at every layer: no depth of a time-blind model can see the period")

@@ -315,7 +315,7 @@ summary
 
 # %%
 from tempo_analysis.diffusion.analysis import recover_mode
-from tempo_analysis.exercises import check
+from tempo_analysis.exercises import check, check_prediction
 
 # %% [markdown]
 # ### Exercise 1 · Read the map from the time-blind control
@@ -337,11 +337,14 @@ for model_name, model_map in (("dcwe", result), ("cwe", cwe_map)):
 print(prediction, ranks_per_slice)
 
 # %% tags=["check"]
-check(prediction == 1, "prediction: every unit asks CWE the same question and gets the same answer",
-      hint="what in CWE's input differs between two units?")
-check(ranks_per_slice["dcwe"] == result.rhat.groupby("time")["rank"].nunique().max(),
-      "DCWE's largest number of different ranks in one slice", hint="result.rhat.groupby('time')['rank'].nunique()")
-check(ranks_per_slice["cwe"] == 1, "CWE gives one answer per slice: it cannot draw a map")
+check_prediction("03_social_diffusion/1", prediction,
+                 "prediction: how many different ranks CWE can give across the units of one slice",
+                 hint="what in CWE's input differs between two units?")
+check(lambda: ranks_per_slice["dcwe"] == result.rhat.groupby("time")["rank"].nunique().max(),
+      "DCWE's largest number of different ranks in one slice",
+      hint="group the map's rhat by slice, count the different ranks in each group, and keep the largest "
+           "count (one number)")
+check(lambda: ranks_per_slice["cwe"] == 1, "CWE gives one answer per slice: it cannot draw a map")
 
 # %% [markdown]
 # ### Exercise 2 · Walk or flight, in the planted truth and in the control
@@ -368,8 +371,8 @@ print(planted_walk_share, cwe_first_slices)
 
 # %% tags=["check"]
 planted = recover_mode(corpus.graph, truth["first_slice"], corpus.slices)
-check(planted_walk_share is not None and abs(planted_walk_share - planted["walk_share"]) < 1e-9,
+check(lambda: planted_walk_share is not None and abs(planted_walk_share - planted["walk_share"]) < 1e-9,
       f"the planted walk share ({planted['walk_share']:.2f}; the world spreads by {truth['mode']})",
       hint="count the later arrivals with a neighbour that adopted earlier")
-check(cwe_first_slices is not None and len(cwe_first_slices) <= 1,
+check(lambda: cwe_first_slices is not None and len(cwe_first_slices) <= 1,
       "CWE's units all adopt in the same slice, or never: there is no spread to call walk or flight")

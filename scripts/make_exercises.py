@@ -5,7 +5,10 @@
     python scripts/make_exercises.py --out DIR 01_stream_classification
 
 `make exercises` runs this. Solutions are the code between ``### BEGIN SOLUTION`` and
-``### END SOLUTION`` (nbgrader's markers); see tempo_analysis/exercises.py and docs/TEACHING.md.
+``### END SOLUTION`` (nbgrader's markers); the answer and check cells are tagged
+``raises-exception`` so that a Run All goes on to every check. A malformed solution block, or a
+marker outside a code cell, stops it (exit status 1) with the notebook and cell named, before
+anything of that notebook is written. See tempo_analysis/exercises.py and docs/TEACHING.md.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ from pathlib import Path
 import nbformat
 
 from tempo_analysis.data.locations import project_root
-from tempo_analysis.exercises import exercise_count, student_version
+from tempo_analysis.exercises import ExerciseFormatError, exercise_count, student_version
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,7 +40,11 @@ def main(argv: list[str] | None = None) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for path in paths:
         nb = nbformat.read(path, as_version=4)
-        student = student_version(nb, name=path.name)
+        try:
+            student = student_version(nb, name=path.name)
+        except ExerciseFormatError as err:
+            print(f"make_exercises: {err}", file=sys.stderr)
+            return 1
         nbformat.write(student, args.out / path.name)
         print(f"{args.out / path.name}: {exercise_count(nb)} exercise(s), solutions removed")
     return 0

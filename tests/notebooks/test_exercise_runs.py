@@ -3,10 +3,12 @@
 - Solved: the session's headless run of the notebook (the `notebook_runs` fixture, shared with
   test_execute.py, so it costs nothing more here): every check cell printed its ticks.
 - Handed out: `tempo_analysis.exercises.student_version` of the same notebook (what `make exercises`
-  writes), executed with errors allowed in the same session cache (the training the solved run did is
-  loaded, not repeated). Every solution cell raises nbgrader's NotImplementedError, every check cell
-  fails with the exercise's own AssertionError ("not yet: ..."), and no other cell fails: the lesson
-  before the exercises runs for a student exactly as for the teacher.
+  writes), executed in the same session cache (the training the solved run did is loaded, not
+  repeated) as a Run All is: without allow_errors, so that only the cells the student version tags
+  `raises-exception` may fail without stopping the run (as in JupyterLab and Voila). Every solution
+  cell raises nbgrader's NotImplementedError, every check cell runs and fails with the exercise's own
+  AssertionError ("not yet: ..."), and no other cell fails: the lesson before the exercises runs for
+  a student exactly as for the teacher.
 """
 from __future__ import annotations
 
@@ -46,7 +48,7 @@ def test_solutions_pass_and_the_student_version_fails(path, notebook_runs, tmp_p
     nbformat.write(student_version(teacher, name=path.name), student_path)
     with ThreadPoolExecutor(max_workers=1) as pool:  # nbclient's asyncio kept off Playwright's thread
         run = pool.submit(nbx.execute_notebook, student_path, timeout=NOTEBOOK_TIMEOUT, cwd=NOTEBOOKS_DIR,
-                          env=notebook_runs.env(notebook_runs.summary("student")), allow_errors=True).result()
+                          env=notebook_runs.env(notebook_runs.summary("student")), allow_errors=False).result()
     assert not run.timed_out, f"the student version of {path.name} timed out: {run.errors}"
     assert len(run.nb.cells) == len(teacher.cells)
     failed_checks = 0

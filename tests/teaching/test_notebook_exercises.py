@@ -7,12 +7,14 @@ tests/notebooks/test_exercise_runs.py.
 """
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
 import nbformat
 import pytest
 
+import tempo_analysis.exercises as ex
 from tempo_analysis.exercises import BEGIN, exercise_count, has_solution, is_check, strip_solutions, student_version
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,6 +78,42 @@ def test_the_student_version_keeps_the_lesson_and_drops_the_answers(path):
             assert answer and answer not in theirs.source and "raise NotImplementedError()" in theirs.source
         else:
             assert theirs.source == mine.source
+        # a Run All goes on past an unanswered exercise: its answer and check cells may raise
+        tags = theirs.get("metadata", {}).get("tags", [])
+        assert ("raises-exception" in tags) == (has_solution(mine) or is_check(mine)), tags
+
+
+def _solution(cell) -> str:
+    return cell.source.split(BEGIN)[1].split("### END SOLUTION")[0]
+
+
+def _hints(check_cell) -> list[str]:
+    return [kw.value.value for node in ast.walk(ast.parse(check_cell.source)) if isinstance(node, ast.Call)
+            for kw in node.keywords if kw.arg == "hint" and isinstance(kw.value, ast.Constant)]
+
+
+@pytest.mark.parametrize("path", METHOD_NOTEBOOKS, ids=lambda p: p.stem)
+def test_the_check_cells_do_not_hand_out_the_answers(path):
+    """A predict-first answer is checked against a digest, so the check cell does not show it (and the
+    solution's prediction passes); a hint is guidance in words, not an expression to paste."""
+    nb = nbformat.read(path, as_version=4)
+    for number, (_, solution, check_cell) in enumerate(_exercises(nb), start=1):
+        predicted = re.findall(r"^prediction = (.+)$", _solution(solution), re.M)
+        if predicted:
+            key = f"{path.stem}/{number}"
+            assert f'check_prediction("{key}", prediction,' in check_cell.source
+            assert not re.search(r"\bprediction\s*(==|!=|\bin\b)", check_cell.source), "compared in plain sight"
+            answer = ast.literal_eval(predicted[0].split("#")[0].strip())
+            call = next(node for node in ast.walk(ast.parse(check_cell.source)) if isinstance(node, ast.Call)
+                        and getattr(node.func, "id", "") == "check_prediction")
+            said = ast.get_source_segment(check_cell.source, call).replace(key, "")
+            assert not re.search(rf"\b{re.escape(str(answer))}\b", said), f"the prediction's check says {answer!r}"
+            ex.check_prediction(key, answer, "the solution's prediction")  # raises if it would not pass
+        else:
+            assert "check_prediction" not in check_cell.source
+        for hint in _hints(check_cell):
+            with pytest.raises(SyntaxError):
+                compile(hint, "hint", "eval")  # a hint that is a Python expression is the answer
 
 
 def test_make_exercises_hands_out_the_method_notebooks(tmp_path, capsys):
