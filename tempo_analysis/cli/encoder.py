@@ -34,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
 
     from tempo_analysis.data.locations import shared_data_dir
     from tempo_analysis.encoder_mlm import brown_sentences, mlm_eval
-    from tempo_analysis.encoders import load_encoder
+    from tempo_analysis.encoders import check_encoder, load_encoder
 
     from tempo_analysis.cli import refuse_options
 
@@ -45,11 +45,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--sentences must be >= 1, got {args.sentences}.")
     if not 0 < args.mask_prob < 1:
         raise ValueError(f"--mask-prob must be in (0, 1), got {args.mask_prob}.")
+    if args.model != "default":   # offline hub name, missing path, no weights: fails before Brown is read
+        check_encoder(args.model, what="--model")
     root = args.data or shared_data_dir(required=True)
     sents = brown_sentences(root, args.sentences, seed=args.seed)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model, tok = load_encoder(args.model, head="mlm", adapter=not args.no_adapter)
+        model, tok = load_encoder(args.model, head="mlm", adapter=not args.no_adapter, what="--model")
     res = mlm_eval(model, tok, sents, mask_prob=args.mask_prob, seed=args.seed, progress=wants_progress(args))
     res["model"] = args.model + (" (no adapter)" if args.no_adapter else "")
     if args.json:

@@ -14,7 +14,9 @@ a non-empty folder the project did not write is refused without ``--overwrite``,
 is written to a temporary sibling and renamed into place. It holds ``models/<name>/`` (the
 variant without the frozen LM), the tokenizer, the frequency table, the yearly frame,
 ``base_lm/`` (for ``--lm tiny``) and ``future_text.json`` (settings, split, and under ``info``
-the data spec and dev/test metrics).
+the data spec and dev/test metrics). A local ``--lm`` folder is recorded by its absolute path (the
+checkpoint does not hold that LM); ``evaluate``/``generate --lm DIR`` load a checkpoint around the
+same LM moved elsewhere.
 """
 
 from __future__ import annotations
@@ -28,6 +30,9 @@ from tempo_analysis.cli import add_progress_option, refuse_options, require_posi
 from tempo_analysis.future_text.settings import VARIANTS, WINDOW_VARIANTS, FutureTextSettings, GenerationSettings
 
 
+LM_OVERRIDE_HELP = ("the causal LM to load the checkpoint around (default: the one it was trained on, which it "
+                    "records by name or absolute path): the same LM's folder when that has moved, or its hub name "
+                    "(online); not for checkpoints trained with --lm tiny (they hold their own)")
 TINY_OPTIONS = ["--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size", "--pretrain-epochs"]
 BIAS_OPTIONS = ["--alpha", "--alpha-search"]     # the temporal bias: not in baseline and last-n
 # the options above default to None on the command line (so that a given one is seen); these fill them
@@ -145,6 +150,7 @@ def register(subparsers) -> None:
     e.add_argument("--overwrite", action="store_true", help="replace --out even if tempo-analysis did not write it")
     e.add_argument("--data", default=None, help="score this data spec's texts (default: the checkpoint's frame)")
     e.add_argument("--model", default=None, help="model name in the checkpoint (default: its only model)")
+    e.add_argument("--lm", default=None, help=LM_OVERRIDE_HELP)
     e.add_argument("--n-generate", type=int, default=5, help="texts generated for content METEOR")
     e.add_argument("--max-references", type=int, default=None, help="seeded sample of gold texts for METEOR")
     _gen_args(e)
@@ -158,6 +164,7 @@ def register(subparsers) -> None:
     g.add_argument("--alpha", type=float, default=None, help="bias strength (default: the trained value)")
     g.add_argument("--prompt", default=None)
     g.add_argument("--model", default=None, help="model name in the checkpoint (default: its only model)")
+    g.add_argument("--lm", default=None, help=LM_OVERRIDE_HELP)
     _gen_args(g)
     g.set_defaults(func=cmd_generate)
 
@@ -208,14 +215,17 @@ def cmd_train(args) -> int:
     check_train_options(args)
     check_years(args)
     prepare_output_dir(args.out, overwrite=args.overwrite)          # before any work: fails at once
-    if args.lm not in ("default", "tiny"):
-        from tempo_analysis.causal_lm import resolve_causal_lm
+    lm = args.lm
+    if lm not in ("default", "tiny"):
+        from tempo_analysis.causal_lm import check_causal_lm
 
-        resolve_causal_lm(args.lm)                                  # offline hub name: fails at once
+        # offline hub name, missing path, a folder without weights: fails at once, naming --lm. A local
+        # folder is recorded by its absolute path, so the checkpoint loads from any working directory
+        lm = check_causal_lm(lm, what="--lm")
     from tempo_analysis.future_text.pipeline import FutureTextModel
 
     given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
-    s = FutureTextSettings(lm=args.lm, device=args.device, progress=wants_progress(args), **given_settings)
+    s = FutureTextSettings(lm=lm, device=args.device, progress=wants_progress(args), **given_settings)
     frame, everything = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, wants_progress(args),
                                     whole=True)
     history = everything if args.history == "all" and args.max_docs_per_year is not None else None
@@ -241,15 +251,23 @@ def cmd_train(args) -> int:
     return 0
 
 
-def load_checkpoint(folder, model: str | None = None):
-    """(fitted FutureTextModel, model name, info dict) from a ``future-text train`` folder."""
+def load_checkpoint(folder, model: str | None = None, lm: str | None = None):
+    """(fitted FutureTextModel, model name, info dict) from a ``future-text train`` folder; ``lm`` (``--lm``):
+    the LM to load it around instead of the one it was trained on (that folder moved)."""
     from tempo_analysis.future_text.pipeline import META, FutureTextModel
 
     folder = Path(folder)
     if not (folder / META).is_file():
         raise FileNotFoundError(f"--checkpoint {str(folder)!r} has no {META}; pass a folder written by "
                                 "`tempo-analysis future-text train --out DIR`")
-    fitted = FutureTextModel.load(folder)
+    if lm is not None:
+        if (folder / "base_lm" / "config.json").is_file():
+            raise ValueError(f"--lm applies only to checkpoints trained on a named LM; --checkpoint {str(folder)!r} "
+                             "holds its own LM (base_lm/: trained with --lm tiny). Fix: drop --lm.")
+        from tempo_analysis.causal_lm import check_causal_lm
+
+        lm = check_causal_lm(lm, what="--lm")       # before the checkpoint is read: fails at once
+    fitted = FutureTextModel.load(folder, lm=lm)
     names = list(fitted.models_)
     if model is None:
         if len(names) != 1:
@@ -267,7 +285,7 @@ def cmd_evaluate(args) -> int:
     check_gen_options(args)
     if args.out:
         prepare_output_file(args.out, overwrite=args.overwrite)      # before any work: fails at once
-    fitted, name, info = load_checkpoint(args.checkpoint, args.model)
+    fitted, name, info = load_checkpoint(args.checkpoint, args.model, args.lm)
     if args.data:
         frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.settings.seed,
                             wants_progress(args))
@@ -296,7 +314,7 @@ def cmd_evaluate(args) -> int:
 
 def cmd_generate(args) -> int:
     check_gen_options(args)
-    fitted, name, _ = load_checkpoint(args.checkpoint, args.model)
+    fitted, name, _ = load_checkpoint(args.checkpoint, args.model, args.lm)
     refuse_options(args, ["--alpha"], when=fitted.get_model(name).bias is None,
                    apply_to="models with a temporal bias (freq-nolstm, freq, context, context2)",
                    here=f"the model {name!r} (no bias)")

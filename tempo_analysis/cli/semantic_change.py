@@ -114,6 +114,10 @@ def run_rank_command(args) -> int:
     if args.targets is not None and not targets:
         raise DataError(f"--targets {args.targets!r} names no word. Fix: give comma-separated words, "
                         "e.g. --targets plane,graft, or drop --targets to rank every target.")
+    if args.model != "default":   # offline hub name, missing path, no weights: fails before the data is read
+        from ..encoders import check_encoder
+
+        check_encoder(args.model, what="--model")
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
                             targets=targets)
     ranker = SemanticChangeRanker(cfg).fit(data)

@@ -213,6 +213,19 @@ def settings_from_args(args) -> tuple[dict, dict]:
     return s, ambient
 
 
+def check_model_names(args) -> None:
+    """``--model`` (an encoder) and ``--llm`` (a causal LM) checked by name, loading no weights: an offline hub
+    name, a missing path or a folder without weights is one error naming the option, before any data is read."""
+    if args.model is not None and args.model != "default":
+        from tempo_analysis.encoders import check_encoder
+
+        check_encoder(args.model, what="--model")
+    if args.llm is not None and args.llm != "default":
+        from tempo_analysis.causal_lm import check_causal_lm
+
+        check_causal_lm(args.llm, what="--llm")
+
+
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite)  # before any work: fails at once
@@ -278,6 +291,7 @@ def evaluate(args) -> int:
         both = sorted(set(grid) & (set(explicit) | set(explicit.get("model_kwargs", {}))))
         if both:
             raise ValueError(f"{both} are both fixed and tuned; give each setting once")
+    check_model_names(args)      # offline hub names, missing paths: fail before the data is read
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                           seed=args.split_seed)
     if not tl.label_names:

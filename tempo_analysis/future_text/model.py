@@ -24,6 +24,7 @@ benchmarks/future_lm_step.py can time it.
 from __future__ import annotations
 
 import weakref
+from os import PathLike, fspath
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ from transformers import AutoConfig, AutoModelForCausalLM, LogitsProcessor, PreT
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from tempo_analysis.causal_lm import cache_keyword, output_cache
+from tempo_analysis.causal_lm import load_causal_lm as _load_causal_lm
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, TrendLSTMBias, WindowLSTMBias, window_index
 from tempo_analysis.future_text.settings import BIAS_KIND, FEATURE_KIND, VARIANTS
@@ -81,14 +83,12 @@ class FutureLMConfig(PreTrainedConfig):
         return BIAS_KIND[self.variant]
 
 
-def load_causal_lm(name_or_path: str):
-    """``AutoModelForCausalLM.from_pretrained`` with a clear message when a hub name is unreachable."""
-    try:
-        return AutoModelForCausalLM.from_pretrained(name_or_path)
-    except OSError as e:
-        raise OSError(f"could not load the causal LM {name_or_path!r}: {str(e).splitlines()[0]}. Offline, "
-                      "model hubs are unreachable: pass a local folder with config.json + weights, or use the "
-                      "default small GPT-2 trained from scratch (lm=None)") from None
+def load_causal_lm(name_or_path: str, *, what: str = "Causal LM"):
+    """The causal LM (model only, on the CPU) named by ``"default"`` (the embedded SmolLM2-135M-Instruct),
+    a local folder or a hub name: :func:`tempo_analysis.causal_lm.load_causal_lm`, the project's one
+    loader (offline, a hub name fails at once with a clear message; a cached one loads without retries)."""
+    model, _ = _load_causal_lm(name_or_path, device="cpu", what=what)
+    return model
 
 
 def _check_tied(lm, identity: bool = False) -> None:
@@ -188,9 +188,14 @@ class FutureLM(PreTrainedModel):
     @classmethod
     def from_lm(cls, lm, variant: str = "freq", token_ids=None, **config_kw) -> "FutureLM":
         """Wrap an LM instance, local path or hub name (``"gpt2"`` online) with a temporal bias;
-        ``token_ids`` = S (default: the whole vocabulary)."""
-        if isinstance(lm, str):
-            lm = load_causal_lm(lm)
+        ``token_ids`` = S (default: the whole vocabulary). A name is loaded by
+        :func:`tempo_analysis.causal_lm.load_causal_lm` (``"default"``: the embedded SmolLM2-135M-Instruct)."""
+        if isinstance(lm, (str, PathLike)):
+            lm = load_causal_lm(fspath(lm))
+        elif not callable(getattr(lm, "get_output_embeddings", None)):
+            raise TypeError(f"FutureLM.from_lm(lm={lm!r}): give a causal LM with a tied head: a model instance "
+                            "(AutoModelForCausalLM), 'default' (the embedded SmolLM2-135M-Instruct), a local folder "
+                            "written by save_pretrained, or a hub name (online)")
         _check_tied(lm, identity=True)
         if config_kw.get("feature_dim") is None:
             config_kw.pop("feature_dim", None)

@@ -47,6 +47,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
 from tempo_analysis.causal_lm import load_causal_lm, pick_device
+from tempo_analysis.hub import ModelNotAvailable, is_path_like
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.data.yearly import yearly_frame
 from tempo_analysis.figures import future_text as figures
@@ -242,7 +243,8 @@ class FutureTextModel:
         if s.lm == "tiny":
             tok = ensure_special_tokens(tokenizer or train_bpe_tokenizer(self.train_df_["text"], s.vocab_size))
             return self._pretrain_tiny(tok), tok
-        return load_causal_lm(s.lm, device=self.device_)
+        self.lm_path_ = local_lm_path(s.lm)
+        return load_causal_lm(self.lm_path_ or s.lm, device=self.device_)
 
     def _train_config(self, **kw) -> TrainConfig:
         s = self.settings
@@ -496,7 +498,10 @@ class FutureTextModel:
 
     def _write(self, d: Path, info: dict | None) -> None:
         (d / "models").mkdir(parents=True, exist_ok=True)
-        meta = {"format_version": FORMAT_VERSION, "settings": self.settings.to_dict(), "variants": list(self.variants),
+        settings = self.settings.to_dict()
+        if getattr(self, "lm_path_", None) and self.lm is None and self.settings.lm != "tiny":
+            settings["lm"] = self.lm_path_      # a local LM folder: its absolute path, so the run loads from anywhere
+        meta = {"format_version": FORMAT_VERSION, "settings": settings, "variants": list(self.variants),
                 "dev_year": self.dev_year, "test_year": self.test_year,
                 "train_years": list(self.train_years) if self.train_years is not None else None,
                 "dev_year_": self.dev_year_, "test_year_": self.test_year_, "train_years_": self.train_years_,
@@ -519,8 +524,14 @@ class FutureTextModel:
         (d / META).write_text(json.dumps(meta, indent=2))
 
     @classmethod
-    def load(cls, directory) -> "FutureTextModel":
-        """A facade written by :meth:`save`, ready to score, generate and plot."""
+    def load(cls, directory, *, lm: str | None = None) -> "FutureTextModel":
+        """A facade written by :meth:`save`, ready to score, generate and plot.
+
+        A run trained on a named LM (not ``"tiny"``) does not hold that LM: it is loaded again by name,
+        a local folder by its absolute path. ``lm`` (a folder, a hub name or ``"default"``; ``--lm`` of
+        ``future-text evaluate``/``generate``) replaces it, for a run whose LM folder has moved: it must
+        be the same LM (a head saved around another LM is refused), and a run that holds its own LM
+        (``"tiny"``, in ``base_lm/``) refuses it."""
         d = Path(directory)
         if not (d / META).is_file():
             raise FileNotFoundError(f"{d} has no {META}; pass a folder written by FutureTextModel.save "
@@ -535,12 +546,16 @@ class FutureTextModel:
                    train_years=train_years)
         with gzip.open(d / "frame.json.gz", "rt", encoding="utf-8") as fh:
             frame = pd.DataFrame(json.load(fh))
-        tok = AutoTokenizer.from_pretrained(d)
+        tok = AutoTokenizer.from_pretrained(d, local_files_only=True)
         base = None
         if (d / "base_lm" / "config.json").is_file():
-            base = AutoModelForCausalLM.from_pretrained(d / "base_lm").eval()
+            if lm is not None:
+                raise ValueError(f"lm={lm!r} (--lm) does not apply to {str(d)!r}: the run holds its own LM (base_lm/, "
+                                 "the 'tiny' LM trained with it). Fix: drop it.")
+            base = AutoModelForCausalLM.from_pretrained(d / "base_lm", local_files_only=True).eval()
         else:
-            base, _ = load_causal_lm(settings.lm, device=pick_device(settings.device))
+            base = _checkpoint_lm(d, settings.lm, lm, pick_device(settings.device))
+            self.lm_path_ = local_lm_path(settings.lm if lm is None else lm)
         self._setup(frame, tokenizer=tok, freq_table=FrequencyTable.load(d / "frequency_table.safetensors"),
                     base=base)
         if (d / "context_table.safetensors").is_file():
@@ -556,3 +571,26 @@ class FutureTextModel:
         results = d / "results.csv"
         self.results_ = pd.read_csv(results) if results.is_file() else None
         return self
+
+
+def local_lm_path(name) -> str | None:
+    """The absolute path of ``name`` when it is a local LM folder (not ``"default"`` or ``"tiny"``), else None."""
+    if not isinstance(name, (str, Path)) or str(name) in ("default", "tiny"):
+        return None
+    path = Path(name).expanduser()
+    return str(path.resolve()) if path.is_dir() else None
+
+
+def _checkpoint_lm(d: Path, stored: str, override: str | None, device):
+    """The frozen LM a saved run was trained on (``stored``, from its settings), or ``override``."""
+    fix = ("Fix: pass the folder of that same LM with --lm DIR (`tempo-analysis future-text evaluate` / `generate`) "
+           "or FutureTextModel.load(run, lm=DIR)")
+    if override is not None:
+        return load_causal_lm(override, device=device, what="Causal LM (lm=)")[0]
+    if stored not in ("default", "tiny") and is_path_like(stored) and not Path(stored).expanduser().is_dir():
+        raise ModelNotAvailable(f"{str(d)!r}: the LM this checkpoint was trained on ({stored}) is missing. {fix}.")
+    try:
+        return load_causal_lm(stored, device=device)[0]
+    except ModelNotAvailable as e:
+        raise ModelNotAvailable(f"{str(d)!r}: cannot load the LM this checkpoint was trained on ({stored!r}): {e} "
+                                f"{fix}.") from None

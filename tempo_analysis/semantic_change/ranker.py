@@ -35,7 +35,9 @@ from transformers import AutoTokenizer
 
 from ..data import TargetUsage, usages_frame
 from ..data.change import ChangeData
+from ..data.errors import DataError
 from ..figures import semantic_change as figures
+from ..hub import WEIGHT_FILES, require_saved_files
 from ..notebook import cached
 from ..outputs import atomic_output_dir
 from .explore import UsageMap, embed_sentence, period_neighbours, usage_map
@@ -44,6 +46,11 @@ from .model import TemporalAttentionForMaskedLM
 from .pipeline import (ChangeModel, RankConfig, add_target_tokens, build_model, evaluate_scores, sample_usages,
                        train_model)
 from .scoring import check_layers, score_words
+
+
+# what SemanticChangeRanker.save writes and load reads (checked before anything is read)
+SAVED_FILES = ("meta.json", "model/config.json", tuple(f"model/{f}" for f in WEIGHT_FILES), "vectors.npz", "usages.csv",
+               "scores.csv")
 
 
 class SemanticChangeRanker:
@@ -209,11 +216,19 @@ class SemanticChangeRanker:
 
     @classmethod
     def load(cls, folder) -> "SemanticChangeRanker":
-        """A ranker written by :meth:`save`, fitted as it was."""
-        d = Path(folder)
-        meta = json.loads((d / "meta.json").read_text())
-        model = TemporalAttentionForMaskedLM.from_pretrained(d / "model").eval()
-        tok = AutoTokenizer.from_pretrained(d / "model")
+        """A ranker written by :meth:`save`, fitted as it was.
+
+        The folder is checked first (``meta.json``, the model, vectors, usages, scores): a missing file is
+        one error naming the folder and the file; the inner model is read from disk only."""
+        d = require_saved_files(folder, SAVED_FILES, what="SemanticChangeRanker folder",
+                                fix="pass a folder written by SemanticChangeRanker.save (ranker.save(DIR))")
+        try:
+            meta = json.loads((d / "meta.json").read_text(encoding="utf-8"))
+        except ValueError as e:
+            raise DataError(f"SemanticChangeRanker folder {str(d)!r}: meta.json is not valid JSON ({e}). Fix: pass a "
+                            "folder written by SemanticChangeRanker.save (ranker.save(DIR))") from None
+        model = TemporalAttentionForMaskedLM.from_pretrained(d / "model", local_files_only=True).eval()
+        tok = AutoTokenizer.from_pretrained(d / "model", local_files_only=True)
         ranker = cls(RankConfig.from_dict(meta["config"]))
         ranker.model_ = ChangeModel(meta["method"], model, tok, meta["periods"], meta["time_token_ids"],
                                     meta["train_report"], meta["added_targets"], time_blind=meta["method"] == "no-time")

@@ -33,7 +33,9 @@ import torch
 from transformers import AutoTokenizer
 
 from tempo_analysis.data import Timelines
+from tempo_analysis.data.errors import DataError
 from tempo_analysis.encoders import resolve_encoder
+from tempo_analysis.hub import WEIGHT_FILES, require_saved_files
 from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.evaluation.classification import classification_scores
 from tempo_analysis.figures import stream as figures
@@ -48,6 +50,10 @@ from .names import SUMMARIES, check_ablation
 # by every classifier of this process whose local stack is the same (bounded, oldest dropped)
 _LOCAL_MEMO: OrderedDict = OrderedDict()
 LOCAL_MEMO_MAX_POSTS = 50_000
+
+
+# what TempoFormerClassifier.save writes (checked by load before anything is read)
+SAVED_FILES = ("classifier.json", "model/config.json", tuple(f"model/{f}" for f in WEIGHT_FILES))
 
 
 def _remember(key, value: torch.Tensor) -> None:
@@ -233,13 +239,22 @@ class TempoFormerClassifier:
 
     @classmethod
     def load(cls, folder, device: str = "cpu", progress: bool = False) -> "TempoFormerClassifier":
-        """Read a classifier written by `save`."""
-        folder = Path(folder)
-        meta = json.loads((folder / "classifier.json").read_text())
-        label_names = meta.pop("label_names")
+        """Read a classifier written by `save`.
+
+        The folder is checked first (``classifier.json``, ``model/config.json``, the weights): a missing
+        file is one error naming the folder and the file; the inner model is read from disk only."""
+        folder = require_saved_files(folder, SAVED_FILES, what="TempoFormerClassifier folder",
+                                     fix="pass a folder written by TempoFormerClassifier.save (clf.save(DIR))")
+        try:
+            meta = json.loads((folder / "classifier.json").read_text(encoding="utf-8"))
+            label_names = meta.pop("label_names")
+        except (ValueError, KeyError, TypeError, AttributeError) as e:
+            raise DataError(f"TempoFormerClassifier folder {str(folder)!r}: classifier.json is not a classifier's "
+                            f"settings ({type(e).__name__}: {e}). Fix: pass a folder written by "
+                            "TempoFormerClassifier.save (clf.save(DIR))") from None
         clf = cls(meta.pop("encoder"), device=device, progress=progress, **meta)
-        clf.model_ = TempoFormerModel.from_pretrained(folder / "model").eval()
-        clf.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model")
+        clf.model_ = TempoFormerModel.from_pretrained(folder / "model", local_files_only=True).eval()
+        clf.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model", local_files_only=True)
         clf.label_names_ = label_names
         return clf
 

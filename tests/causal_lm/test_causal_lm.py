@@ -22,6 +22,7 @@ import pytest
 import torch
 
 import tempo_analysis.causal_lm as cl
+from tempo_analysis import hub
 from tempo_analysis.causal_lm import (DEFAULT_GGUF, DEFAULT_SHA256, MARKER, CausalLMNotAvailable, causal_lm_info,
                                       load_causal_lm, pick_device, resolve_causal_lm, tiny_causal_lm)
 from tempo_analysis.encoders import _sha256
@@ -205,6 +206,7 @@ from pathlib import Path
 sys.path.insert(0, {tests!r})
 import test_causal_lm as t
 import tempo_analysis.causal_lm as cl
+from tempo_analysis import hub
 fake = Path({fake!r})
 cl.default_gguf_path = lambda: str(fake)
 def fake_load(gguf):
@@ -243,9 +245,16 @@ def test_a_killed_conversion_is_ignored_then_cleaned(stand_in, tmp_path):
 # --------------------------------------------------------------------------- names, paths, the tiny LM
 
 
-def test_an_offline_hub_name_fails_fast_with_a_clear_message(monkeypatch):
-    monkeypatch.setattr(cl, "_hub_cached", lambda name: False)
-    monkeypatch.setattr(cl, "_hub_reachable", lambda timeout=2.0: False)
+@pytest.fixture
+def unreachable_hub(monkeypatch):
+    """The hub does not answer (the shared check, tempo_analysis.hub) and nothing is in the HF cache."""
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: False)
+    monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": False)
+
+
+def test_an_offline_hub_name_fails_fast_with_a_clear_message(unreachable_hub):
     t0 = time.perf_counter()
     with pytest.raises(CausalLMNotAvailable, match=r"'gpt2' is not a local folder .*pass that local folder path"):
         load_causal_lm("gpt2")
@@ -256,7 +265,7 @@ def test_an_offline_hub_name_fails_fast_with_a_clear_message(monkeypatch):
 
 def test_hf_hub_offline_is_honoured_without_a_connection_attempt(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(cl, "_hub_cached", lambda name: False)
+    monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": False)
     monkeypatch.setattr(socket, "create_connection", lambda *a, **k: pytest.fail("tried the network offline"))
     with pytest.raises(CausalLMNotAvailable, match="pass that local folder path"):
         resolve_causal_lm("gpt2")
@@ -266,8 +275,9 @@ def test_missing_paths_are_reported_as_paths_not_hub_names(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     (tmp_path / "runs").mkdir()
     (tmp_path / "empty").mkdir()
-    monkeypatch.setattr(cl, "_hub_cached", lambda name: pytest.fail(f"asked the hub about path {name!r}"))
-    monkeypatch.setattr(cl, "_hub_reachable", lambda timeout=2.0: pytest.fail("asked the hub about a path"))
+    monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": pytest.fail(f"asked the hub about "
+                                                                                               f"path {name!r}"))
+    monkeypatch.setattr(hub, "hub_reachable", lambda timeout=2.0: pytest.fail("asked the hub about a path"))
     for name in ("./no/such/lm", "runs/lm", "checkpoints/run1/lm", "~/no_such_tempo_lm", "runs\\lm"):
         with pytest.raises(CausalLMNotAvailable, match="does not exist"):
             resolve_causal_lm(name)
@@ -275,6 +285,82 @@ def test_missing_paths_are_reported_as_paths_not_hub_names(tmp_path, monkeypatch
         resolve_causal_lm("empty")
     with pytest.raises(ValueError, match="non-empty"):
         resolve_causal_lm(" ")
+
+
+@pytest.mark.parametrize("name", ["nope/", "my model", "runs/lm", "weights.bin"])
+def test_the_causal_lm_resolver_is_the_shared_check(name, tmp_path, monkeypatch, unreachable_hub):
+    """resolve_causal_lm had its own copy of the check: 'nope/' and 'my model' went to the hub as names,
+    and a file was reported as a folder without config.json. It now answers as tempo_analysis.hub does."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runs").mkdir()
+    (tmp_path / "weights.bin").write_bytes(b"x")
+    with pytest.raises(CausalLMNotAvailable) as ours:
+        resolve_causal_lm(name)
+    with pytest.raises(hub.ModelNotAvailable) as shared:
+        hub.resolve_model_name(name, what="Causal LM", hint="use 'default' for the embedded SmolLM2-135M-Instruct")
+    assert str(ours.value) == str(shared.value)
+    assert ("is a file" if name == "weights.bin" else "does not exist") in str(ours.value)
+    with pytest.raises(CausalLMNotAvailable, match=r"^--lm path 'nope/' does not exist"):
+        resolve_causal_lm("nope/", what="--lm")
+
+
+def _cache_entry(cache, repo: str, model, tokenizer) -> None:
+    """``repo`` in a Hugging Face hub cache folder laid out as huggingface_hub writes it (refs/main, a snapshot)."""
+    entry = cache / f"models--{repo.replace('/', '--')}"
+    snapshot = entry / "snapshots" / ("0" * 40)
+    snapshot.mkdir(parents=True)
+    (entry / "refs").mkdir()
+    (entry / "refs" / "main").write_text("0" * 40)
+    model.save_pretrained(snapshot)
+    tokenizer.save_pretrained(snapshot)
+
+
+def test_a_cached_hub_name_loads_offline_without_any_network_call(tmp_path, monkeypatch):
+    """A hub name already in the local HF cache, the hub unreachable: load_causal_lm and causal_lm_info
+    read the cache with local_files_only=True. They passed local_files_only=False for every hub name,
+    so transformers retried each file five times (about two minutes for a tiny model) before using the cache."""
+    import huggingface_hub.constants
+
+    tok = tiny_tokenizer()
+    small = tiny_causal_lm(tokenizer=tok, n_layer=1, n_embd=16, n_head=2, seed=3)
+    _cache_entry(tmp_path / "hub", "tempo-test/tiny-lm", small, tok)
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: False)      # the hub does not answer
+
+    def no_network(address, *a, **k):
+        raise AssertionError(f"a network call to {address} while the hub is unreachable (transformers' retry loop)")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    assert hub.hub_cached("tempo-test/tiny-lm")
+    t0 = time.perf_counter()
+    model, ltok = load_causal_lm("tempo-test/tiny-lm", device="cpu")
+    info = causal_lm_info("tempo-test/tiny-lm")
+    assert time.perf_counter() - t0 < 30
+    assert ltok("the cat").input_ids == tok("the cat").input_ids
+    for (k, a), b in zip(small.state_dict().items(), model.state_dict().values()):
+        assert torch.equal(a, b), k
+    assert (info.path, info.model_type, info.num_layers) == ("tempo-test/tiny-lm", "gpt2", 1)
+
+
+def test_a_local_folder_transformers_cannot_read_is_one_error_naming_the_option(tmp_path):
+    """A folder with config.json and no weights gave transformers' raw "Error no file named
+    model.safetensors ..."; a config.json that is not JSON, its raw text. Now: one error naming the
+    option (``what``), the folder and the fix."""
+    tok = tiny_tokenizer()
+    tiny_causal_lm(tokenizer=tok, n_layer=1, n_embd=16, n_head=2).config.save_pretrained(tmp_path / "noweights")
+    with pytest.raises(CausalLMNotAvailable, match=r"^--lm folder '.*noweights' has config.json but no weights .*"
+                                                   r"Fix: pass a folder written by save_pretrained, holding "
+                                                   r"config.json and model.safetensors"):
+        load_causal_lm(str(tmp_path / "noweights"), what="--lm")
+    (tmp_path / "badjson").mkdir()
+    (tmp_path / "badjson" / "config.json").write_text("{not json")
+    with pytest.raises(CausalLMNotAvailable, match=r"^--llm folder '.*badjson'.*(not valid JSON|could not be loaded)"
+                                                   r".*Fix: pass a folder written by save_pretrained"):
+        load_causal_lm(str(tmp_path / "badjson"), what="--llm")
+    with pytest.raises(CausalLMNotAvailable, match=r"^--lm folder '.*badjson'.*Fix: pass a folder written by"):
+        causal_lm_info(str(tmp_path / "badjson"), what="--lm")
 
 
 def test_tiny_config_matches_the_project_shape_and_loads_from_a_folder(tmp_path):

@@ -127,3 +127,82 @@ def test_an_unknown_time_unit_is_refused_for_every_data_source(monkeypatch, caps
     with pytest.raises(SystemExit) as e:
         main(["stream", "evaluate", "--time-unit", "weeks", "--out", str(tmp_path / "r.json")])
     assert e.value.code == 2 and "--time-unit: invalid choice: 'weeks'" in capsys.readouterr().err
+
+
+# model names (--model, --lm, --llm), with the hub unreachable: each is checked by name (no weights read)
+# before any data is read, and the one line names the option. Before, --model was resolved only inside
+# fit, after the data was loaded (`diffusion train` printed "training ..." first); a local folder that
+# transformers could not read printed its raw text ("Error no file named model.safetensors ..."); and
+# the messages said "Encoder 'x'" / "Causal LM 'x'", never the option.
+MODEL_ROWS = {
+    "semantic-change: --model offline hub name": (
+        "semantic-change rank --model tempo-test/no-such-encoder --out {d}/r.tsv",
+        ["--model 'tempo-test/no-such-encoder' is not a local folder", "offline", "Or use 'default'"]),
+    "semantic-change: --model a saved temporal-attention model": (
+        "semantic-change rank --model {d}/saved_ta --out {d}/r.tsv",
+        ["--model folder", "temporal-attention model", "TemporalAttentionForMaskedLM.from_pretrained"]),
+    "stream: --model offline hub name": ("stream evaluate --model tempo-test/no-such-encoder --out {d}/o.json",
+                                         ["--model 'tempo-test/no-such-encoder'", "offline"]),
+    "stream: --llm offline hub name": (
+        "stream evaluate --baseline llm_few_shot --llm tempo-test/no-such-lm --out {d}/o.json",
+        ["--llm 'tempo-test/no-such-lm'", "offline"]),
+    "stream: --llm folder without weights": (
+        "stream evaluate --baseline llm_few_shot --llm {d}/noweights --out {d}/o.json",
+        ["--llm folder", "no weights", "save_pretrained"]),
+    "diffusion: --model offline hub name (printed 'training ...' first)": (
+        "diffusion train --model tempo-test/no-such-encoder --out {d}/run", ["--model 'tempo-test/no-such-encoder'"]),
+    "diffusion: --model missing path": ("diffusion train --model {d}/nope/ --out {d}/run",
+                                        ["--model path", "does not exist"]),
+    "encoder mlm-eval: --model folder without weights": (
+        "encoder mlm-eval --model {d}/noweights",
+        ["--model folder", "no weights", "Fix: pass a folder written by save_pretrained, holding config.json and "
+                                         "model.safetensors"]),
+    "encoder mlm-eval: --model config.json not JSON": ("encoder mlm-eval --model {d}/badjson",
+                                                      ["--model folder", "config.json is not valid JSON"]),
+    "future-text train: --lm folder without weights": (
+        "future-text train --variant freq --lm {d}/noweights --out {d}/ft", ["--lm folder", "no weights"]),
+    "future-text train: --lm offline hub name": ("future-text train --variant freq --lm tempo-test/no-such-lm "
+                                                 "--out {d}/ft", ["--lm 'tempo-test/no-such-lm'", "offline"]),
+    "future-text generate: --lm offline hub name": (
+        "future-text generate --checkpoint {d}/ckpt --year 2020 --lm tempo-test/no-such-lm",
+        ["--lm 'tempo-test/no-such-lm'", "offline"]),
+}
+
+
+@pytest.mark.parametrize("case", list(MODEL_ROWS))
+def test_a_bad_model_name_is_one_error_naming_the_option_before_any_data(case, folder, monkeypatch, capsys):
+    import json
+
+    from tempo_analysis import hub
+
+    line, says = MODEL_ROWS[case]
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: False)      # the hub does not answer
+    monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": False)
+    (folder / "noweights").mkdir()
+    (folder / "noweights" / "config.json").write_text(json.dumps({"model_type": "gpt2", "vocab_size": 10}))
+    (folder / "badjson").mkdir()
+    (folder / "badjson" / "config.json").write_text("{not json")
+    (folder / "saved_ta").mkdir()           # what `semantic-change rank --save-model` writes (config + weights)
+    (folder / "saved_ta" / "config.json").write_text(json.dumps({"model_type": "tempo_temporal_attention"}))
+    (folder / "saved_ta" / "model.safetensors").write_bytes(b"")
+    (folder / "ckpt").mkdir()
+    (folder / "ckpt" / "future_text.json").write_text("{}")
+    work = ["tempo_analysis.evaluation.classification.cross_validate",
+            "tempo_analysis.semantic_change.ranker.SemanticChangeRanker.fit",
+            "tempo_analysis.diffusion.DiffusionMapper.fit", "tempo_analysis.future_text.pipeline.FutureTextModel.fit",
+            "tempo_analysis.future_text.pipeline.FutureTextModel.load", "tempo_analysis.encoders.load_encoder",
+            "tempo_analysis.causal_lm.load_causal_lm", "tempo_analysis.encoder_mlm.brown_sentences",
+            "tempo_analysis.encoder_mlm.mlm_eval"]
+    work += [f"tempo_analysis.data.specs.{f}" for f in ("load_timelines", "load_change_data", "load_social",
+                                                        "load_yearly")]
+    for target in work:
+        monkeypatch.setattr(target, _fail)
+    before = sorted(p.name for p in folder.iterdir())
+    rc = main(line.format(d=folder).split())
+    err = capsys.readouterr().err
+    assert rc == 2, err
+    assert err.startswith("tempo-analysis: error: ") and err.count("\n") == 1, err
+    assert all(s in err for s in says), (says, err)
+    assert "training" not in err and sorted(p.name for p in folder.iterdir()) == before

@@ -177,7 +177,7 @@ def test_generate_refuses_alpha_for_a_model_without_a_bias(tmp_path, monkeypatch
         def generate(self, *args, **kwargs):
             raise AssertionError("generated with an --alpha that does not apply")
 
-    monkeypatch.setattr(cli_future_text, "load_checkpoint", lambda folder, model=None: (Fitted(), "baseline", {}))
+    monkeypatch.setattr(cli_future_text, "load_checkpoint", lambda folder, model=None, lm=None: (Fitted(), "baseline", {}))
     rc = main(["future-text", "generate", "--checkpoint", str(tmp_path), "--year", "2020", "--alpha", "2"])
     err = capsys.readouterr().err
     assert rc == 2 and "--alpha applies only to models with a temporal bias" in err and "'baseline'" in err, err

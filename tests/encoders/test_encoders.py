@@ -63,3 +63,50 @@ def test_bad_names_are_clear():
         resolve_encoder("")
     with pytest.raises(ValueError, match="head must be"):
         load_encoder("default", head="seq2seq")
+
+
+def test_a_local_encoder_folder_that_cannot_load_is_one_error_naming_the_option(tmp_path):
+    """`encoder mlm-eval --model DIR` with a config and no weights printed transformers' raw "Error no file
+    named model.safetensors ..."; a config.json that is not JSON, its raw text; neither named the option."""
+    model, tok = tiny_encoder(hidden=16, layers=1, heads=2)
+    model.config.save_pretrained(tmp_path / "noweights")
+    tok.save_pretrained(tmp_path / "noweights")
+    with pytest.raises(EncoderNotAvailable, match=r"^--model folder '.*noweights' has config.json but no weights .*"
+                                                  r"Fix: pass a folder written by save_pretrained, holding "
+                                                  r"config.json and model.safetensors\.$"):
+        load_encoder(str(tmp_path / "noweights"), head="mlm", what="--model")
+    (tmp_path / "badjson").mkdir()
+    (tmp_path / "badjson" / "config.json").write_text("{not json")
+    with pytest.raises(EncoderNotAvailable, match=r"^--model folder '.*badjson': config.json is not valid JSON .*"
+                                                  r"Fix: pass a folder written by save_pretrained"):
+        load_encoder(str(tmp_path / "badjson"), what="--model")
+    with pytest.raises(EncoderNotAvailable, match=r"^Encoder folder '.*badjson'.*Fix: pass a folder written by"):
+        encoder_info(str(tmp_path / "badjson"))
+    # whatever else transformers refuses in a local folder: its reason, wrapped the same way
+    (tmp_path / "notype").mkdir()
+    (tmp_path / "notype" / "config.json").write_text("{}")
+    model.save_pretrained(tmp_path / "weights")
+    (tmp_path / "weights" / "model.safetensors").rename(tmp_path / "notype" / "model.safetensors")
+    with pytest.raises(EncoderNotAvailable, match=r"^--model folder '.*notype' could not be loaded: .*model_type.*"
+                                                  r"Fix: pass a folder written by save_pretrained"):
+        load_encoder(str(tmp_path / "notype"), what="--model")
+
+
+def test_a_saved_temporal_attention_model_is_not_an_encoder(tmp_path):
+    """A `semantic-change rank --save-model` folder passed as an encoder gave transformers' "Unrecognized
+    configuration class ..." with a list of some 40 model classes; now the error says what the folder
+    holds and how to load it."""
+    from tempo_analysis.semantic_change.model import TemporalAttentionForMaskedLM
+
+    body, tok = tiny_encoder(hidden=16, layers=1, heads=2)
+    body.save_pretrained(tmp_path / "body")
+    tok.save_pretrained(tmp_path / "body")
+    ta, tok = TemporalAttentionForMaskedLM.from_pretrained_encoder(str(tmp_path / "body"), num_periods=2)
+    ta.save_pretrained(tmp_path / "saved")           # what `semantic-change rank --save-model` writes
+    tok.save_pretrained(tmp_path / "saved")
+    for head in (None, "mlm"):
+        with pytest.raises(EncoderNotAvailable, match=r"^Encoder folder '.*saved' holds a temporal-attention model "
+                                                      r".*model_type 'tempo_temporal_attention'.*not an encoder\. Fix: "
+                                                      r"load it with .*TemporalAttentionForMaskedLM\.from_pretrained"
+                                                      r"\(folder\).*this one: '.*body'"):
+            load_encoder(str(tmp_path / "saved"), head=head)

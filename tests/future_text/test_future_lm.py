@@ -217,8 +217,51 @@ def test_bad_inputs_have_clear_errors(tmp_path):
     untied.lm_head.weight = torch.nn.Parameter(untied.lm_head.weight.detach().clone())
     with pytest.raises(ValueError, match="not tied"):
         FutureLM.from_lm(untied, variant="freq")
-    with pytest.raises(OSError, match="pass a local folder"):
+    with pytest.raises(OSError, match="does not exist .*check the path"):
         FutureLM.from_lm(str(tmp_path / "no-such-model"), variant="freq")
+
+
+def _lm_folder(folder):
+    """A tiny GPT-2 saved with a word-level tokenizer (what load_causal_lm reads from a local folder)."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    tk = Tokenizer(models.WordLevel({w: i for i, w in enumerate(["<unk>", "<eos>", "the", "cat"])}, unk_token="<unk>"))
+    tk.pre_tokenizer = pre_tokenizers.Whitespace()
+    lm = tiny_gpt2(V)
+    lm.save_pretrained(folder)
+    PreTrainedTokenizerFast(tokenizer_object=tk, unk_token="<unk>", eos_token="<eos>").save_pretrained(folder)
+    return lm
+
+
+def test_from_lm_loads_names_through_the_projects_one_loader(tmp_path, monkeypatch):
+    """from_lm(str) had its own loader beside tempo_analysis.causal_lm: 'default' went to the hub as a repo
+    name (about 40 s of retries offline), an empty folder gave transformers' raw "Unrecognized model in ...",
+    and its hint said "(lm=None)", which crashed. Names now go through causal_lm.load_causal_lm."""
+    import socket
+
+    from tempo_analysis import causal_lm, hub
+
+    def no_network(address, *a, **k):
+        raise AssertionError(f"a network call to {address}")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: False)
+    monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": False)
+    lm = _lm_folder(tmp_path / "lm")
+    m = FutureLM.from_lm(str(tmp_path / "lm"), variant="baseline")
+    assert torch.equal(m.lm.get_input_embeddings().weight, lm.get_input_embeddings().weight)
+    # "default" is the embedded SmolLM2 (its converted folder; here a stand-in), never a hub repo name
+    monkeypatch.setattr(causal_lm, "default_causal_lm_path", lambda: str(tmp_path / "lm"))
+    assert FutureLM.from_lm("default", variant="baseline").lm.config.vocab_size == V
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(OSError, match=r"folder '.*empty' has no config.json: pass a folder saved with save_pretrained"):
+        FutureLM.from_lm(str(tmp_path / "empty"))
+    with pytest.raises(OSError, match=r"'gpt2' is not a local folder .*offline.*Or use 'default' for the embedded "
+                                      r"SmolLM2-135M-Instruct\.$"):
+        FutureLM.from_lm("gpt2")
+    with pytest.raises(TypeError, match=r"from_lm\(lm=None\): give a causal LM .*'default'"):
+        FutureLM.from_lm(None)
 
 
 def test_bias_cache_follows_load_state_dict_and_parameter_updates():

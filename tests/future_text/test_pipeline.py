@@ -274,6 +274,9 @@ def test_cli_train_evaluate_generate(tmp_path, capsys, monkeypatch):
         # bad input: a year without previous-year history is one clear line, exit code 2
         assert main(["future-text", "generate", "--checkpoint", str(out), "--year", "2030", "--n", "1"]) == 2
     assert "no previous-year history" in capsys.readouterr().err
+    # --lm (the LM to load a checkpoint around) does not apply to a checkpoint that holds its own LM
+    assert main(["future-text", "generate", "--checkpoint", str(out), "--year", "2015", "--lm", "default"]) == 2
+    assert "holds its own LM (base_lm/" in capsys.readouterr().err
     # output policy: a user's non-empty folder is refused before any work, unless --overwrite. The
     # refusal must come first: reading the data or fitting would fail the command another way (exit 1),
     # so a check that only came at save() time (which also refuses) fails this test
@@ -323,6 +326,64 @@ def test_cli_offline_hub_name_fails_at_once(tmp_path, capsys, monkeypatch):
                  "--lm", "some-org/not-cached-lm"]) == 2
     err = capsys.readouterr().err
     assert "offline" in err and "local folder" in err and not (tmp_path / "r").exists()
+
+
+def test_a_checkpoint_on_a_local_lm_folder_loads_from_anywhere_and_names_a_moved_lm(tmp_path, capsys, monkeypatch):
+    """`--lm mylm` (a relative folder) was saved as "mylm": from another working directory the checkpoint
+    failed with "not a local folder and the hub cannot be reached" (online it would have fetched a hub repo
+    of that name), and evaluate/generate had no way to point at the moved LM. Now the folder is recorded
+    by its absolute path, a missing one is named, and --lm loads the checkpoint around the moved LM."""
+    import shutil
+
+    from tempo_analysis import hub
+    from tempo_analysis.causal_lm import tiny_causal_lm
+    from tempo_analysis.cli import main
+    from tempo_analysis.future_text.tokenizer import ensure_special_tokens, train_bpe_tokenizer
+
+    monkeypatch.setenv("TEMPO_ANALYSIS_CACHE_DIR", str(tmp_path / "cache"))      # the LM-state cache
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: False)       # the hub does not answer
+    monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": False)
+    frame = toy_frame()
+    work = tmp_path / "work"
+    work.mkdir()
+    frame.to_csv(work / "t.csv", index=False)
+    tok = ensure_special_tokens(train_bpe_tokenizer(frame["text"], 300))
+    tiny_causal_lm(tokenizer=tok, n_layer=1, n_embd=16, n_head=2, seed=0).save_pretrained(work / "mylm")
+    tok.save_pretrained(work / "mylm")
+    monkeypatch.chdir(work)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["future-text", "train", "--data", "csv:t.csv", "--variant", "baseline", "--lm", "mylm",
+                     "--finetune-steps", "2", "--batch-size", "64", "--out", "run"]) == 0
+        meta = json.loads((work / "run" / "future_text.json").read_text())
+        assert meta["settings"]["lm"] == str((work / "mylm").resolve())
+        assert not (work / "run" / "base_lm").exists()
+        # the library alike: FutureTextModel(settings(lm="mylm")) records the folder's absolute path
+        lib = FutureTextModel(default_settings(lm="mylm", finetune_steps=2, batch_size=64, adapter_rank=0),
+                              variants=["baseline"]).fit(frame)
+        lib.save(work / "lib")
+        assert json.loads((work / "lib" / "future_text.json").read_text())["settings"]["lm"] == meta["settings"]["lm"]
+        assert lib.settings.lm == "mylm"                                       # the user's settings untouched
+        elsewhere = tmp_path / "elsewhere"
+        elsewhere.mkdir()
+        monkeypatch.chdir(elsewhere)
+        generate = ["future-text", "generate", "--checkpoint", str(work / "run"), "--year", "2015", "--n", "1",
+                    "--max-new-tokens", "4", "--num-beams", "1"]
+        capsys.readouterr()
+        assert main(generate) == 0
+        texts = capsys.readouterr().out
+        shutil.move(work / "mylm", tmp_path / "moved")
+        assert main(generate) == 2
+        err = capsys.readouterr().err
+        assert f"the LM this checkpoint was trained on ({work / 'mylm'}) is missing" in err
+        assert "--lm DIR" in err and err.count("\n") == 1
+        assert main([*generate, "--lm", str(tmp_path / "moved")]) == 0          # the same LM, moved
+        assert capsys.readouterr().out == texts
+        assert main(["future-text", "evaluate", "--checkpoint", str(work / "run"), "--year", "2015", "--n-generate",
+                     "1", "--max-new-tokens", "4", "--num-beams", "1", "--lm", str(tmp_path / "moved")]) == 0
+        capsys.readouterr()
+        assert main([*generate, "--lm", str(tmp_path / "nope")]) == 2
+        assert "--lm path" in capsys.readouterr().err
 
 
 @pytest.mark.slow

@@ -99,6 +99,40 @@ def test_classifier_save_and_load(tmp_path, tiny, data):
     np.testing.assert_allclose(back.predict_proba(test), clf.predict_proba(test), atol=1e-6)
 
 
+def test_classifier_load_checks_the_folder_before_reading_it(tmp_path, tiny, data, monkeypatch):
+    """load() read classifier.json raw (an empty folder: FileNotFoundError from pathlib) and sent a missing
+    model/ to transformers, which took the path for a hub id. Now the folder is checked first: one error
+    naming the folder, the missing file and the fix; the inner model is read from disk only."""
+    import shutil
+    import socket
+
+    from tempo_analysis.data.errors import DataError
+
+    clf = TempoFormerClassifier(tiny, window=3, epochs=1, progress=False, device="cpu").fit(data[0])
+    clf.save(tmp_path / "clf")
+
+    def no_network(address, *a, **k):
+        raise AssertionError(f"a network call to {address} while loading a saved classifier")
+
+    monkeypatch.setattr(socket, "create_connection", no_network)
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "settings_only").mkdir()
+    shutil.copy(tmp_path / "clf" / "classifier.json", tmp_path / "settings_only")
+    shutil.copytree(tmp_path / "clf", tmp_path / "no_weights")
+    (tmp_path / "no_weights" / "model" / "model.safetensors").unlink()
+    fix = r"\. Fix: pass a folder written by TempoFormerClassifier\.save"
+    for folder, missing in (("empty", "has no classifier.json"), ("settings_only", "has no model/config.json"),
+                            ("no_weights", "has no model/model.safetensors"), ("nowhere", "does not exist")):
+        with pytest.raises(DataError, match=rf"^TempoFormerClassifier folder '.*{folder}' {missing}.*{fix}") as e:
+            TempoFormerClassifier.load(tmp_path / folder)
+        assert isinstance(e.value, FileNotFoundError)
+    (tmp_path / "no_weights" / "classifier.json").write_text("{not json")
+    shutil.copy(tmp_path / "clf" / "model" / "model.safetensors", tmp_path / "no_weights" / "model")
+    with pytest.raises(DataError, match=r"classifier.json is not a classifier's settings .*Fix: pass a folder"):
+        TempoFormerClassifier.load(tmp_path / "no_weights")
+    assert TempoFormerClassifier.load(tmp_path / "clf").label_names_ == clf.label_names_     # offline, from disk
+
+
 def test_baselines_share_the_interface(tiny, data):
     train, test = data
     for name in ("random", "ffn_history", "bilstm", "post_encoder"):
