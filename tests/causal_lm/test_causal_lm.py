@@ -363,6 +363,16 @@ def test_a_local_folder_transformers_cannot_read_is_one_error_naming_the_option(
         causal_lm_info(str(tmp_path / "badjson"), what="--lm")
 
 
+def test_a_local_lm_folder_without_its_tokenizer_is_refused(tmp_path):
+    """Weights and config but no tokenizer files: an empty tokenizer would be built from the folder."""
+    tok = tiny_tokenizer()
+    tiny_causal_lm(tokenizer=tok, n_layer=1, n_embd=16, n_head=2).save_pretrained(tmp_path / "notok")
+    with pytest.raises(CausalLMNotAvailable, match=r"^--lm folder '.*notok' has no tokenizer .*Fix: save the tokenizer"):
+        load_causal_lm(str(tmp_path / "notok"), what="--lm")
+    with pytest.raises(CausalLMNotAvailable, match="has no tokenizer"):
+        cl.check_causal_lm(str(tmp_path / "notok"))
+
+
 def test_tiny_config_matches_the_project_shape_and_loads_from_a_folder(tmp_path):
     model = tiny_causal_lm(vocab_size=100)
     c = model.config

@@ -87,9 +87,28 @@ def test_a_local_encoder_folder_that_cannot_load_is_one_error_naming_the_option(
     (tmp_path / "notype" / "config.json").write_text("{}")
     model.save_pretrained(tmp_path / "weights")
     (tmp_path / "weights" / "model.safetensors").rename(tmp_path / "notype" / "model.safetensors")
+    tok.save_pretrained(tmp_path / "notype")
     with pytest.raises(EncoderNotAvailable, match=r"^--model folder '.*notype' could not be loaded: .*model_type.*"
                                                   r"Fix: pass a folder written by save_pretrained"):
         load_encoder(str(tmp_path / "notype"), what="--model")
+
+
+def test_a_local_folder_without_its_tokenizer_is_refused(tmp_path):
+    """Weights and config but no tokenizer files: transformers 5 builds a 5-token BertTokenizer from
+    such a folder, and every text became [UNK] without a word said."""
+    model, tok = tiny_encoder(hidden=16, layers=1, heads=2)
+    model.save_pretrained(tmp_path / "notok")
+    with pytest.raises(EncoderNotAvailable, match=r"^--model folder '.*notok' has no tokenizer .*"
+                                                  r"Fix: save the tokenizer there too"):
+        load_encoder(str(tmp_path / "notok"), what="--model")
+    from tempo_analysis.encoders import check_encoder, load_tokenizer
+    with pytest.raises(EncoderNotAvailable, match="has no tokenizer"):
+        load_tokenizer(str(tmp_path / "notok"))
+    with pytest.raises(EncoderNotAvailable, match="has no tokenizer"):
+        check_encoder(str(tmp_path / "notok"))
+    tok.save_pretrained(tmp_path / "notok")          # with it, the folder loads
+    _, loaded_tok = load_encoder(str(tmp_path / "notok"))
+    assert len(loaded_tok) == len(tok)
 
 
 def test_a_saved_temporal_attention_model_is_not_an_encoder(tmp_path):
