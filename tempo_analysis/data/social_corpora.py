@@ -12,10 +12,13 @@ is "cl". Old-style workshop proceedings (``W*`` files, up to 2019) are one famil
 2020 on the Anthology names each workshop (``2020.bionlp``), so those become their own units.
 Documents are abstracts (papers without an abstract are dropped), time slices are years, and
 two units are linked when the Jaccard overlap of their author sets (over the chosen years)
-exceeds ``theta`` (the paper uses 0.01 for ArXiv subjects).
+exceeds ``theta`` (the paper uses 0.01 for ArXiv subjects). Venues with fewer than ``min_papers``
+abstracts are dropped. Both drops are counted in a warning and in ``corpus.df.attrs``
+(``dropped_no_abstract``, ``dropped_venues`` {venue: abstracts}).
 """
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 from pathlib import Path
 
@@ -54,9 +57,13 @@ def acl_social_corpus(xml_dir_or_papers, years=range(2017, 2021), theta: float =
     else:
         papers = load_acl_xml(xml_dir_or_papers, years=years, progress=progress)
     years = sorted(int(y) for y in years)
-    papers = papers[papers["year"].isin(years) & (papers["abstract"].str.strip() != "")]
+    in_years = papers["year"].isin(years)
+    has_abstract = papers["abstract"].str.strip() != ""
+    no_abstract = int((in_years & ~has_abstract).sum())
+    papers = papers[in_years & has_abstract]
     counts = papers["venue"].value_counts()
     keep = sorted(counts[counts >= min_papers].index)
+    small = {str(v): int(n) for v, n in sorted(counts[counts < min_papers].items())}
     if len(keep) < 2:
         raise DataError(f"acl_social_corpus: only {len(keep)} venue(s) have >= min_papers={min_papers} abstracts in "
                         f"years {years[0]}-{years[-1]}. Fix: lower min_papers or widen years.")
@@ -72,8 +79,16 @@ def acl_social_corpus(xml_dir_or_papers, years=range(2017, 2021), theta: float =
     docs = pd.DataFrame({"doc_id": papers["paper_id"].to_numpy(), "unit": papers["venue"].to_numpy(),
                          "time": papers["year"].astype(int).to_numpy(), "text": papers["abstract"].to_numpy(),
                          "title": papers["title"].to_numpy()})
-    return SocialCorpus.from_frame(docs.sort_values(["time", "unit", "doc_id"]).reset_index(drop=True), graph,
-                                   slices=years)
+    corpus = SocialCorpus.from_frame(docs.sort_values(["time", "unit", "doc_id"]).reset_index(drop=True), graph,
+                                     slices=years)
+    if no_abstract or small:
+        listed = ", ".join(f"{v} ({n})" for v, n in list(small.items())[:10]) + (", ..." if len(small) > 10 else "")
+        warnings.warn(f"acl_social_corpus: dropped {no_abstract} paper(s) without an abstract and {sum(small.values())} "
+                      f"abstract(s) of {len(small)} venue(s) with fewer than min_papers={min_papers} in years "
+                      f"{years[0]}-{years[-1]}" + (f": {listed}" if small else "") + ". Fix: lower min_papers to keep "
+                      "small venues", stacklevel=2)
+    corpus.df.attrs.update({"dropped_no_abstract": no_abstract, "dropped_venues": small, "min_papers": min_papers})
+    return corpus
 
 
 def csv_social_corpus(docs: str | Path, edges: str | Path, **kwargs) -> SocialCorpus:

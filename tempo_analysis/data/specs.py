@@ -32,7 +32,7 @@ from tempo_analysis.data.errors import DataError, read_frame
 from tempo_analysis.data.locations import data_dir, shared_data_dir
 from tempo_analysis.world.world import World, load_world
 
-__all__ = ["DataSpec", "parse_spec", "open_world", "shared_path"]
+__all__ = ["DataSpec", "parse_spec", "open_world", "one_folder", "shared_path"]
 
 
 @dataclass(frozen=True)
@@ -65,6 +65,14 @@ def parse_spec(spec, usages: dict[str, str], *, what: str = "--data") -> DataSpe
         raise DataError(f"{what} {text!r} is not understood. Fix: use one of {', '.join(usages.values())}")
     parts = tuple(p.strip() for p in rest.split(",") if p.strip()) if rest else ()
     return DataSpec(kind, parts, text)
+
+
+def one_folder(spec: DataSpec, example: str) -> None:
+    """Refuse a spec with more than one comma-separated part where one folder is read (the rest would
+    be ignored silently); ``example`` is a spec of the right form."""
+    if len(spec.parts) > 1:
+        raise DataError(f"--data {spec.text!r}: give one folder; the part(s) {list(spec.parts[1:])} after the comma "
+                        f"would be ignored. Fix: give one folder, e.g. {example}")
 
 
 def shared_path(spec: DataSpec, *relative: str) -> Path:
@@ -129,6 +137,7 @@ def load_timelines(spec, *, time_unit: str | None = None, max_timelines: int | N
     """
     s = parse_spec(spec, TIMELINE_SPECS)
     if s.kind in ("world", "rumoureval2017"):
+        one_folder(s, "world:data/world" if s.kind == "world" else "rumoureval2017:../shared/data/rumoureval2017")
         if s.kind == "world":
             world = open_world(s.path)
             tl = world.timelines if world is not None else generate_timelines(StreamWorldConfig())
@@ -154,7 +163,7 @@ __all__ += ["TIMELINE_SPECS", "load_timelines"]
 # (this section's imports sit here, at module level, so that each wing edits only its own section)
 from tempo_analysis.data.change import ChangeData  # noqa: E402
 from tempo_analysis.data.loaders.dwug import load_dwug  # noqa: E402
-from tempo_analysis.data.loaders.nltk_corpora import DEMO_WORDS, frequent_targets, load_nltk_eras  # noqa: E402
+from tempo_analysis.data.loaders.nltk_corpora import DEMO_WORDS, demo_targets, dropped_message, load_nltk_eras  # noqa: E402
 from tempo_analysis.data.loaders.pseudoword import PseudowordConfig, build_pseudoword  # noqa: E402
 from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos  # noqa: E402
 from tempo_analysis.world.change import generate_change_corpus  # noqa: E402
@@ -180,6 +189,9 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
     semeval and nltk corpora.
     """
     s = parse_spec(spec, CHANGE_SPECS)
+    if s.kind in ("world", "nltk", "semeval", "dwug"):
+        one_folder(s, {"world": "world:data/world", "nltk": "nltk:../shared/data/nltk_data/corpora",
+                       "semeval": "semeval:path/to/semeval2020_ulscd_eng", "dwug": "dwug:path/to/dwug_en"}[s.kind])
     if s.kind == "world":
         world = open_world(s.path)
         corpus, truth = (world.periods, world.change_truth) if world is not None else generate_change_corpus()
@@ -198,14 +210,24 @@ def load_change_data(spec="world", *, seed: int = 0, max_sentences_per_period: i
         name = f"pseudoword:seed={seed}" if not s.path else f"pseudoword:{s.path}:seed={seed}"
         data = ChangeData(name, b.corpus, b.truth["word"].tolist(), b.truth, b.usages,
                           notes=["documents split into two periods at random; graded truth = injected share p "
-                                 "of a donor noun's sense in the later period"])
+                                 "of a donor noun's sense in the later period", *b.notes])
         return _subset(data, targets)
     if s.kind == "nltk":
         root = shared_path(s, "nltk_data", "corpora")
         corpus = load_nltk_eras(root, max_sentences_per_period=max_sentences_per_period, seed=seed)
-        words = targets or frequent_targets(corpus, DEMO_WORDS, min_count=15)
-        return ChangeData(f"nltk:{s.path or root}", corpus, list(words), None,
-                          notes=["gutenberg (mostly 19th c.) vs brown (1961): no graded truth"])
+        notes = ["gutenberg (mostly 19th c.) vs brown (1961): no graded truth"]
+        if targets:
+            words = targets
+        else:
+            words, dropped = demo_targets(corpus, DEMO_WORDS, min_count=15,
+                                          max_sentences_per_period=max_sentences_per_period)
+            if dropped:
+                notes.append(f"targets: {dropped_message(dropped, len(words) + len(dropped), 15)}")
+        replaced = corpus.df.attrs.get("replaced_characters")
+        if replaced:
+            notes.append("bytes that are not UTF-8 replaced by U+FFFD (file: count): "
+                         + ", ".join(f"{k}: {v}" for k, v in replaced.items()))
+        return ChangeData(f"nltk:{s.path or root}", corpus, list(words), None, notes=notes)
     if not s.path:
         raise DataError(f"--data {s.text!r} names no folder. Fix: give it, e.g. {s.kind}:/path/to/folder")
     if s.kind == "semeval":
@@ -331,6 +353,7 @@ def load_yearly(spec, progress: bool = False):
     """
     s = parse_spec(spec, YEARLY_SPECS)
     if s.kind == "world":
+        one_folder(s, "world:data/world")
         world = open_world(s.path)
         if world is None:
             corpus, truth = generate_yearly(YearlyWorldConfig())

@@ -38,7 +38,8 @@ def check_year_range(years, year_range=YEAR_RANGE, column: str = "year", rows=No
 def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text",
                  year_range: tuple[int, int] = YEAR_RANGE) -> pd.DataFrame:
     """Validate (year, text) rows: integer years inside ``year_range``, string texts; blank texts
-    are dropped with a warning."""
+    are dropped with a warning. The input's ``attrs`` (a loader's counts and notes, e.g. the ACL
+    loader's ``cumulative_years``) are kept."""
     require_columns(df, [year_col, text_col], "yearly text")
     years = pd.to_numeric(df[year_col], errors="coerce")
     bad = df.index[years.isna() | ~np.isfinite(years) | (years != years.round())].tolist()
@@ -69,7 +70,9 @@ def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text
     })[~blank.values]
     if out.empty:
         raise DataError(f"column '{text_col}': no non-empty texts. Fix: give at least one (year, text) row")
-    return out.sort_values("year", kind="stable").reset_index(drop=True)
+    out = out.sort_values("year", kind="stable").reset_index(drop=True)
+    out.attrs.update(df.attrs)
+    return out
 
 
 def yearly_from_corpus(corpus) -> pd.DataFrame:

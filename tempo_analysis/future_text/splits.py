@@ -6,6 +6,8 @@ or :func:`tempo_analysis.data.yearly.yearly_frame`.
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 
 from tempo_analysis.data.errors import DataError
@@ -27,6 +29,12 @@ def split_years(frame: pd.DataFrame, dev_year: int, test_year: int, train_years=
     if train["year"].nunique() < 2:
         raise DataError(f"train years ({lo}, {hi}) hold {train['year'].nunique()} year(s) with documents; "
                         "a temporal bias needs at least 2. Fix: widen train_years")
+    cumulative = sorted(set(frame.attrs.get("cumulative_years") or ()) & set(train["year"]))
+    if cumulative:
+        warnings.warn(f"train years ({lo}, {hi}) include {cumulative}: in the ACL abstracts that year is the cumulative "
+                      "bucket papers_2000.txt (every paper up to 2000, labelled 2000), not one year. Fix: start training "
+                      "at 2003 as the paper does (--first-year 2003, or train_years=(2003, 2019): ACL_SPLIT)",
+                      stacklevel=2)
     dev, test = frame[frame["year"] == dev_year], frame[frame["year"] == test_year]
     return train.reset_index(drop=True), dev.reset_index(drop=True), test.reset_index(drop=True)
 

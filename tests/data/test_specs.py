@@ -1,6 +1,9 @@
 """The one data-spec parser, the world rule and the real-data folder lookup (tempo_analysis.data.specs)."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from tempo_analysis.data import DataError
@@ -69,3 +72,28 @@ def test_world_rule_broken_world_raises_instead_of_regenerating(tmp_path, monkey
 def test_world_rule_reads_the_committed_world():
     world = specs.open_world()
     assert world is not None and len(world.timelines) > 0
+
+
+@pytest.mark.parametrize("spec, load", [
+    ("rumoureval2017:{d},{d}", lambda s: specs.load_timelines(s)),
+    ("world:{d},{d}", lambda s: specs.load_timelines(s)),
+    ("world:{d},{d}", lambda s: specs.load_yearly(s)),
+])
+def test_one_folder_specs_refuse_a_second_folder(spec, load, tmp_path):
+    """``rumoureval2017:/a,/b`` read /a and silently ignored /b (likewise world, nltk, semeval, dwug: see
+    tests/semantic_change/test_loaders.py); now the same 'give one folder' DataError as load_social."""
+    text = spec.format(d=tmp_path)
+    with pytest.raises(DataError, match=rf"--data '{text}': give one folder; the part\(s\) \['{tmp_path}'\] after the "
+                                        r"comma would be ignored\. Fix: give one folder, e\.g\. "):
+        load(text)
+
+
+def test_real_data_tests_find_the_folder_through_shared_data_dir():
+    """A test that builds <checkout>/../shared/data from its own path ignores $TEMPO_ANALYSIS_SHARED_DATA
+    and a checkout elsewhere: real-data tests take the folder from locations.shared_data_dir()."""
+    tests = Path(__file__).resolve().parents[1]
+    quoted = re.compile(r"""["']shared["']""")
+    offenders = [f"{f.relative_to(tests.parent)}:{i}" for f in sorted(tests.rglob("*.py"))
+                 for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1)
+                 if "__file__" in line and quoted.search(line)]
+    assert not offenders, f"use tempo_analysis.data.locations.shared_data_dir() instead: {offenders}"

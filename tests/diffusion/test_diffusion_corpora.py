@@ -1,14 +1,16 @@
 """Social corpora: ACL venue network (author Jaccard), generic CSV, splits, bad input messages."""
-from pathlib import Path
+import warnings
 
 import networkx as nx
 import pandas as pd
 import pytest
 
+from tempo_analysis.data.locations import shared_data_dir
 from tempo_analysis.data.social_corpora import acl_social_corpus, author_jaccard_graph, csv_social_corpus
 from tempo_analysis.diffusion.corpora import graph_tensors, split_corpus
 
-REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "acl_anthology_xml" / "xml"
+SHARED = shared_data_dir()          # $TEMPO_ANALYSIS_SHARED_DATA, else shared/data above the checkout
+REAL = SHARED / "acl_anthology_xml" / "xml" if SHARED is not None else None
 
 
 def _papers():
@@ -46,6 +48,23 @@ def test_acl_social_corpus_from_papers():
         acl_social_corpus(_papers(), years=[2018, 2019, 2020], min_papers=4, progress=False)
 
 
+def test_acl_social_corpus_counts_what_it_drops():
+    """Papers without an abstract and venues under min_papers were dropped silently: now a warning and attrs."""
+    papers = _papers()
+    papers = papers.drop(papers.index[papers["paper_id"].isin(["L2018-0", "L2019-0"])])      # lrec: 6 abstracts
+    with pytest.warns(UserWarning, match=r"dropped 1 paper\(s\) without an abstract and 6 abstract\(s\) of 1 "
+                                         r"venue\(s\) with fewer than min_papers=7 in years 2018-2019: lrec \(6\)"):
+        c = acl_social_corpus(papers, years=[2018, 2019], min_papers=7, progress=False)
+    assert c.units == ["acl", "emnlp"] and len(c) == 16
+    assert c.df.attrs["dropped_no_abstract"] == 1 and c.df.attrs["dropped_venues"] == {"lrec": 6}
+    papers = _papers()
+    papers = papers[papers["abstract"] != ""]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                     # nothing dropped: no warning
+        c = acl_social_corpus(papers, years=[2018, 2019], min_papers=4, progress=False)
+    assert c.df.attrs["dropped_no_abstract"] == 0 and c.df.attrs["dropped_venues"] == {}
+
+
 def test_graph_tensors_and_split():
     c = acl_social_corpus(_papers(), years=[2018, 2019], min_papers=4, progress=False)
     units, ei = graph_tensors(c)
@@ -76,8 +95,9 @@ def test_csv_corpus_and_bad_input(tmp_path):
 
 @pytest.mark.realdata
 def test_acl_real_network():
-    if not REAL.is_dir():
-        pytest.skip(f"real ACL Anthology XML not found at {REAL} (../shared/data is absent); skipping")
+    if REAL is None or not REAL.is_dir():
+        pytest.skip(f"real ACL Anthology XML not found at {REAL or 'shared/data/acl_anthology_xml/xml'} (absent from the "
+                    "shared data folder, or no such folder here: set $TEMPO_ANALYSIS_SHARED_DATA); skipping")
     c = acl_social_corpus(REAL, years=[2019, 2020], min_papers=50, max_docs_per_unit_slice=5, progress=False)
     assert {"acl", "emnlp", "naacl"} <= set(c.units) and c.slices == [2019, 2020]
     assert c.graph.has_edge("acl", "emnlp")  # big NLP venues share many authors

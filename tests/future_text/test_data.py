@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import pandas as pd
 import pytest
 
@@ -135,3 +137,48 @@ def test_acl_real_data_2017_2018():
     assert set(df.loc[df["year"] == 2018, "source"]) == {"xml"}
     assert not df["text"].str.lower().duplicated().any()
     assert ACL_SPLIT == {"train": (2003, 2019), "dev": 2020, "test": 2021}
+
+
+def test_acl_loader_counts_the_xml_papers_without_an_abstract(tmp_path):
+    """XML papers of a filled year without an abstract were dropped silently: now a count in attrs and the warning."""
+    abs_dir, xml_dir = tmp_path / "abs", tmp_path / "xml"
+    abs_dir.mkdir(), xml_dir.mkdir()
+    (abs_dir / "papers_2019.txt").write_text("We study neural parsing of sentences with a large corpus of text.\n")
+    c = "Pretraining transformers on unlabeled text helps every downstream task we tried here."
+    papers = "".join(PAPER.format(i=i, a=x) for i, x in enumerate([c, "", ""], 1))
+    (xml_dir / "2020.acl.xml").write_text(XML.format(cid="2020.acl", year=2020, papers=papers))
+    with pytest.warns(UserWarning, match=r"acl_abstracts: dropped 0 short \(< 50 chars\), 0 duplicate abstracts "
+                                         r"\(first occurrence kept\) and 2 XML paper\(s\) of year\(s\) \[2020\] that "
+                                         r"have no abstract"):
+        df = load_acl_abstracts(abs_dir, xml_dir, fill_years=(2020,), progress=False)
+    assert df["year"].tolist() == [2019, 2020] and df.attrs["dropped_no_abstract"] == 2
+
+
+def _acl_years(folder, years) -> None:
+    folder.mkdir()
+    for y in years:
+        (folder / f"papers_{y}.txt").write_text("".join(f"Abstract {i} of the year {y}: we study parsing of text "
+                                                        f"with a large corpus.\n" for i in range(3)))
+
+
+def test_the_cumulative_2000_bucket_is_recorded_and_a_training_split_over_it_warns(tmp_path):
+    """papers_2000.txt holds every paper up to 2000: not one year. Defaults are unchanged, but attrs say so
+    and a split that trains on it warns, naming --first-year 2003 (ACL_SPLIT)."""
+    _acl_years(tmp_path / "abs", range(2000, 2006))
+    with pytest.warns(UserWarning, match="no xml_dir"):
+        frame, _ = load_yearly(f"acl:{tmp_path / 'abs'}")
+    assert frame.attrs["cumulative_years"] == [2000] and sorted(set(frame["year"])) == list(range(2000, 2006))
+    with pytest.warns(UserWarning, match=r"train years \(2000, 2003\) include \[2000\].*cumulative.*papers_2000\.txt"
+                                         r".*--first-year 2003"):
+        train, _, _ = split_years(frame, 2004, 2005)
+    assert sorted(set(train["year"])) == [2000, 2001, 2002, 2003]             # the split itself is unchanged
+    subset = yearly_frame(select_years(frame, None, max_docs_per_year=1, seed=0))   # what training reads
+    with pytest.warns(UserWarning, match=r"include \[2000\]"):
+        split_years(subset, 2004, 2005)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        split_years(select_years(frame, first_year=2001), 2004, 2005)          # --first-year: no 2000, no warning
+        split_years(frame, 2004, 2005, train_years=(2001, 2003))
+        split_years(pd.DataFrame(frame.to_dict("list")), 2004, 2005)        # another corpus's 2000: a plain year
+    later = load_acl_abstracts(tmp_path / "abs", years=range(2001, 2006), progress=False)
+    assert later.attrs["cumulative_years"] == []

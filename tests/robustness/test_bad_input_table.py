@@ -26,6 +26,7 @@ from tempo_analysis.data.loaders.acl_xml import load_acl_xml
 from tempo_analysis.data.loaders.dwug import load_dwug
 from tempo_analysis.data.loaders.generic import load_period_corpus, load_social_corpus, load_timelines, read_table
 from tempo_analysis.data.loaders.nltk_corpora import load_nltk_eras
+from tempo_analysis.data.loaders.pseudoword import read_sources
 from tempo_analysis.data.loaders.rumoureval import load_rumoureval
 from tempo_analysis.data.loaders.semeval import load_semeval
 
@@ -331,6 +332,55 @@ def semeval_gz(t):
     return load_semeval(root)
 
 
+def nltk_folder(t, book: bytes = b"The cell of the old monk was cold.", house: int = 1) -> Path:
+    """A tiny NLTK corpora folder: one Gutenberg book and one Brown file (``house`` sentences with 'house')."""
+    (t / "gutenberg").mkdir()
+    (t / "gutenberg" / "austen-emma.txt").write_bytes(b"[Emma by Jane Austen 1816]\n\n" + book + b"\n")
+    (t / "brown").mkdir()
+    (t / "brown" / "ca01").write_text("The/at house/nn stood/vbd on/in the/at hill/nn ./.\n" * house)
+    return t
+
+
+def nltk_spec(t, spec: str = "nltk:{t}", **folder):
+    from tempo_analysis.data.specs import load_change_data
+    return load_change_data(spec.format(t=nltk_folder(t, **folder)))
+
+
+def rumoureval_without_structure(t):
+    write_rumoureval(t)
+    orphan = t / "train" / "ev" / "200" / "source-tweet"
+    orphan.mkdir(parents=True)
+    (orphan / "200.json").write_text(json.dumps(tweet("200")))
+    return load_rumoureval(t)
+
+
+ACL_XML_PANELS = ("<collection id='2006.amta'>" + "".join(
+    f"<volume id='panel{v}'><meta><year>2006</year></meta><paper id='1'><title>Panel {v}</title>"
+    "<url>2006.amta-panels.1</url></paper></volume>" for v in (1, 2)) + "</collection>")
+ACL_XML_ONE = ("<collection id='P18'><volume id='1'><meta><year>2018</year></meta><paper id='1'><title>T</title>"
+               "<abstract>{}</abstract></paper><paper id='2'><title>U</title><abstract>{}</abstract></paper>"
+               "</volume></collection>")
+
+
+def acl_social_small_venue(t):
+    from tempo_analysis.data.social_corpora import acl_social_corpus
+    rows = [dict(paper_id=f"{v}{y}-{i}", year=y, venue=v, volume_id="x", title="t", authors=["ann", f"{v}{i}"],
+                 abstract=f"an abstract {i}") for v, n in (("acl", 2), ("emnlp", 2), ("lrec", 1))
+            for y in (2018, 2019) for i in range(n)]
+    return acl_social_corpus(pd.DataFrame(rows), years=[2018, 2019], min_papers=4, progress=False)
+
+
+def acl_train_over_2000(t):
+    from tempo_analysis.data.specs import load_yearly
+    from tempo_analysis.future_text.splits import split_years
+    for y in range(2000, 2006):
+        write(t, f"papers_{y}.txt", f"An abstract of {y} about parsing text with a large corpus of sentences.\n")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")                   # "no xml_dir" (2018, 2020, 2021 absent): another row
+        frame = load_yearly(f"acl:{t}")[0]
+    return split_years(frame, 2004, 2005)
+
+
 def yearly_csv(t, body: str):
     from tempo_analysis.data.specs import load_yearly
     path = write(t, "y.csv", "doc_id,year,text\n" + body)
@@ -412,6 +462,54 @@ LOADERS = [
     Row("acl xml: broken XML", lambda t: (write(t, "P18.xml", "<collection"), load_acl_xml(t, progress=False)),
         error=r"P18\.xml is not well-formed XML"),
     Row("nltk: unknown corpus", lambda t: load_nltk_eras(t, old="reuters"), error=r"unknown NLTK corpus 'reuters'"),
+    Row("nltk: a book with bytes that are not UTF-8 (rule: replaced, counted, warned)", lambda t: load_nltk_eras(
+        nltk_folder(t, b"The cell of the old caf\xe9 was cold.")),
+        warn=r"1 byte sequence\(s\) that are not UTF-8 were replaced by '\ufffd' in 1 file\(s\): "
+             r"gutenberg/austen-emma\.txt \(1\)",
+        check=lambda c: c.df.attrs["replaced_characters"] == {"gutenberg/austen-emma.txt": 1}),
+    Row("nltk spec: no demo word frequent enough in both eras", nltk_spec,
+        error=r"nltk targets: none of the 24 word\(s\) occurs in at least min_count=15 sentences of every period.*"
+              r"Fix: use a larger max_sentences_per_period"),
+    Row("nltk spec: some demo words too rare (rule: not ranked, named, warned)", lambda t: nltk_spec(
+        t, book=b" ".join(b"The house was old." for _ in range(15)), house=15),
+        warn=r"nltk targets: 23 of 24 target word\(s\) occur in fewer than min_count=15 sentences of a period and are "
+             r"not ranked: gay \(gutenberg 0, brown 0\)",
+        check=lambda d: d.targets == ["house"] and any(n.startswith("targets: 23 of 24") for n in d.notes)),
+    Row("nltk spec: a second folder after a comma", lambda t: nltk_spec(t, "nltk:{t},{t}"),
+        error=r"give one folder; the part\(s\) \[.*\] after the comma would be ignored\. Fix: give one folder, "
+              r"e\.g\. nltk:"),
+    Row("rumoureval spec: a second folder after a comma", lambda t: load_timelines_spec(
+        f"rumoureval2017:{write_rumoureval(t)},{t}"), error=r"give one folder; the part\(s\) .* would be ignored"),
+    Row("rumoureval: a thread folder without structure.json (rule: not read, warned)", rumoureval_without_structure,
+        warn=r"1 thread folder\(s\) have source-tweet/ but no structure\.json and are not read "
+             r"\(first: \['train/ev/200'\]\)", check=lambda tl: tl.timeline_ids == ["100"]),
+    Row("acl xml: two volumes reuse url ids (rule: the later gets its XML id, warned)", lambda t: (
+        write(t, "2006.amta.xml", ACL_XML_PANELS), load_acl_xml(t, progress=False))[1],
+        warn=r"1 paper\(s\) reuse a url id of an earlier volume .*'2006\.amta-panels\.1' -> '2006\.amta-panel2\.1'",
+        check=lambda df: df["paper_id"].tolist() == ["2006.amta-panel2.1", "2006.amta-panels.1"]),
+    Row("acl xml: a file whose root is not <collection> (rule: skipped, warned)", lambda t: (
+        write(t, "P18.xml", ACL_XML_ONE.format("x", "y")), write(t, "notes.xml", "<notes/>"),
+        load_acl_xml(t, progress=False))[2],
+        warn=r"skipped 1 XML file\(s\) .* root element is not <collection>.*\['notes\.xml'\]",
+        check=lambda df: df.attrs["skipped_files"] == ["notes.xml"]),
+    Row("acl abstracts: XML papers without an abstract (rule: dropped, counted, warned)", lambda t: (
+        write(t, "papers_2019.txt", "x" * 60 + "\n"), (t / "xml").mkdir(), write(t / "xml", "P18.xml", ACL_XML_ONE.format("", "z" * 60)),
+        load_acl_abstracts(t, t / "xml", fill_years=[2018], progress=False))[3],
+        warn=r"and 1 XML paper\(s\) of year\(s\) \[2018\] that have no abstract",
+        check=lambda df: df.attrs["dropped_no_abstract"] == 1 and df["year"].tolist() == [2018, 2019]),
+    Row("acl social: venues under min_papers (rule: dropped, counted, warned)", acl_social_small_venue,
+        warn=r"dropped 0 paper\(s\) without an abstract and 2 abstract\(s\) of 1 venue\(s\) with fewer than "
+             r"min_papers=4 in years 2018-2019: lrec \(2\)",
+        check=lambda c: c.units == ["acl", "emnlp"] and c.df.attrs["dropped_venues"] == {"lrec": 2}),
+    Row("acl future text: training over the cumulative 2000 bucket (rule: kept, warned)", acl_train_over_2000,
+        warn=r"train years \(2000, 2003\) include \[2000\]: in the ACL abstracts that year is the cumulative bucket "
+             r"papers_2000\.txt .*--first-year 2003", check=lambda split: 2000 in set(split[0]["year"])),
+    Row("pseudoword: a missing source (rule: built without it, warned)", lambda t: (
+        (t / "nltk_data" / "corpora" / "brown").mkdir(parents=True),
+        write(t / "nltk_data" / "corpora" / "brown", "ca01", "The/at house/nn stood/vbd on/in the/at hill/nn ./.\n"),
+        read_sources(t))[2],
+        warn=r"pseudoword: source\(s\) missing, the benchmark is built without them: gutenberg \(.*does not exist\); "
+             r"state_union .*; inaugural .*; acl2005 \(.*papers_2005\.txt does not exist\)"),
     Row("generic: unknown file type", lambda t: read_table(write(t, "x.parquet", "")), error=r"unknown file type '\.parquet'"),
     Row("generic: a folder for a file", lambda t: load_timelines(t), error=r"is not a file"),
     Row("generic: JSON that is not a table", lambda t: read_table(write(t, "x.json", '"just a string"')),

@@ -14,7 +14,8 @@ from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos
 from tempo_analysis.data.specs import load_change_data
 
 FIX = Path(__file__).parent / "fixtures"
-NLTK = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "nltk_data" / "corpora"
+SHARED = locations.shared_data_dir()          # $TEMPO_ANALYSIS_SHARED_DATA, else shared/data above the checkout
+NLTK = SHARED / "nltk_data" / "corpora" if SHARED is not None else None
 
 
 def write_semeval(root: Path, targets=("plane_nn", "tip_vb", "risk_nn")):
@@ -121,8 +122,9 @@ def test_dwug_missing_column_and_folder(tmp_path):
 
 @pytest.mark.realdata
 def test_nltk_gutenberg_vs_brown():
-    if not (NLTK / "gutenberg").is_dir() or not (NLTK / "brown").is_dir():
-        pytest.skip(f"NLTK corpora not found at {NLTK} (../shared/data is not part of the project)")
+    if NLTK is None or not (NLTK / "gutenberg").is_dir() or not (NLTK / "brown").is_dir():
+        pytest.skip(f"NLTK corpora not found at {NLTK or 'shared/data/nltk_data/corpora'} (absent from the shared "
+                    f"data folder, or no such folder here: set ${locations.ENV_SHARED_DATA}): real-data check skipped")
     brown = read_brown(NLTK / "brown")
     assert len(brown) > 40000 and not any("/at" in s for s in brown[:200])
     c = load_nltk_eras(NLTK, max_sentences_per_period=3000, seed=0)
@@ -185,7 +187,8 @@ def test_change_spec_folders_and_bad_specs(tmp_path, monkeypatch):
     d = load_change_data("nltk", targets=["cell", "house"])
     assert d.periods == ["gutenberg", "brown"] and d.targets == ["cell", "house"] and d.truth is None
     assert d.name == f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}"
-    assert load_change_data(f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}").corpus.df.equals(d.corpus.df)
+    given = load_change_data(f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}", targets=["cell", "house"])
+    assert given.corpus.df.equals(d.corpus.df)      # (no targets= here: no demo word is frequent, a DataError)
 
 
 def test_semeval_frequencies_divide_by_the_whole_period_not_the_kept_sentences(tmp_path):
@@ -210,3 +213,56 @@ def test_semeval_frequencies_divide_by_the_whole_period_not_the_kept_sentences(t
     assert out.loc["beta", "score"] == pytest.approx(np.log2(5.5 / 1.5))
     sampled = load_semeval(tmp_path, max_sentences_per_period=1, seed=0)      # 1 of 2 and 1 of 6 kept
     assert sampled.period_sizes == {"corpus1": 5.0, "corpus2": pytest.approx(10 / 6)}
+
+
+def test_nltk_bytes_that_are_not_utf8_are_replaced_counted_and_named(tmp_path):
+    """The text stays what errors="replace" reads, and the load names the file and the count (it was silent)."""
+    root = write_nltk(tmp_path)
+    book = root / "gutenberg" / "austen-emma.txt"
+    book.write_bytes(book.read_bytes().replace(b"old monk", b"old caf\xe9 monk \xff"))
+    with pytest.warns(UserWarning, match=r"2 byte sequence\(s\) that are not UTF-8 .* gutenberg/austen-emma\.txt \(2\)"):
+        c = load_nltk_eras(root)
+    assert c.df.attrs["replaced_characters"] == {"gutenberg/austen-emma.txt": 2}
+    assert "The cell of the old caf\ufffd monk \ufffd was cold." in c.df["text"].tolist()
+    with pytest.warns(UserWarning, match=r"austen-emma\.txt \(2\)"):
+        d = load_change_data(f"nltk:{root}", targets=["cell"])
+    assert any("austen-emma.txt: 2" in n for n in d.notes)
+
+
+def write_nltk_house(root: Path, n_old: int = 15, n_new: int = 15):
+    """Gutenberg and Brown with ``house`` in n_old / n_new sentences and ``car`` in 3 Brown sentences."""
+    (root / "gutenberg").mkdir(parents=True)
+    book = "\n\n".join(f"The old house number {i} stood on the hill." for i in range(n_old))
+    (root / "gutenberg" / "austen-emma.txt").write_text(f"[Emma by Jane Austen 1816]\n\n{book}\n")
+    (root / "brown").mkdir()
+    lines = [f"The/at house/nn number/nn {i}/cd stood/vbd there/rb ./." for i in range(n_new)]
+    lines += ["The/at red/jj car/nn stood/vbd there/rb ./."] * 3
+    (root / "brown" / "ca01").write_text("\n".join(lines) + "\n")
+    return root
+
+
+def test_nltk_demo_targets_name_the_dropped_words_and_refuse_an_empty_list(tmp_path):
+    """--data nltk ranks the DEMO_WORDS frequent in both eras: the others are named with their counts (a
+    warning and a note), and no word left is a DataError naming the fix (it was an empty ranking)."""
+    root = write_nltk_house(tmp_path / "a")
+    with pytest.warns(UserWarning, match=r"nltk targets: 23 of 24 target word\(s\) occur in fewer than min_count=15 "
+                                         r"sentences.*car \(gutenberg 0, brown 3\)"):
+        d = load_change_data(f"nltk:{root}")
+    assert d.targets == ["house"] and any("car (gutenberg 0, brown 3)" in n for n in d.notes)
+    few = write_nltk_house(tmp_path / "b", n_old=14)
+    with pytest.raises(DataError, match=r"none of the 24 word\(s\) occurs in at least min_count=15.*house "
+                                        r"\(gutenberg 14, brown 15\).*larger max_sentences_per_period"):
+        load_change_data(f"nltk:{few}")
+    with pytest.raises(DataError, match=r"max_sentences_per_period=5 keeps too few sentences"):
+        load_change_data(f"nltk:{root}", max_sentences_per_period=5)
+    assert load_change_data(f"nltk:{few}", targets=["house"]).targets == ["house"]     # given words: no filter
+    with pytest.warns(UserWarning, match=r"frequent_targets: 1 of 2 .*car \(gutenberg 0, brown 3\)"):
+        assert frequent_targets(load_nltk_eras(root), ("house", "car"), min_count=3) == ["house"]
+
+
+@pytest.mark.parametrize("kind", ["world", "nltk", "semeval", "dwug"])
+def test_change_specs_with_a_second_folder_are_refused(kind, tmp_path):
+    """``semeval:/a,/b`` read /a and ignored /b, silently; every one-folder spec now refuses it."""
+    with pytest.raises(DataError, match=rf"--data '{kind}:{tmp_path},{tmp_path}': give one folder; .*Fix: give "
+                                        rf"one folder, e\.g\. {kind}:"):
+        load_change_data(f"{kind}:{tmp_path},{tmp_path}")

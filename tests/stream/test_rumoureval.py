@@ -6,9 +6,11 @@ from pathlib import Path
 import pytest
 
 from tempo_analysis.data import DataError
-from tempo_analysis.data.loaders.rumoureval import load_rumoureval, lrs_labels
+from tempo_analysis.data.loaders.rumoureval import load_rumoureval, load_rumoureval_frame, lrs_labels
+from tempo_analysis.data.locations import shared_data_dir
 
-REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "rumoureval2017"
+SHARED = shared_data_dir()          # $TEMPO_ANALYSIS_SHARED_DATA, else shared/data above the checkout
+REAL = SHARED / "rumoureval2017" if SHARED is not None else None
 N, S = "no_switch", "switch"
 
 
@@ -60,6 +62,24 @@ def test_loader_reads_the_archive_layout(tmp_path):
     assert set(tl.df["event"]) == {"ev", ""} and set(tl.df["split"]) == {"train", "test"}
 
 
+def test_a_thread_folder_without_structure_json_is_counted_and_named(tmp_path):
+    """Threads are found by structure.json; a damaged copy without it was skipped silently. It is still not
+    read (the threads that load do not change), but a warning names it."""
+    for tid, structure in (("100", True), ("200", False), ("300", False)):
+        t = tmp_path / "train" / "ev" / tid
+        _tweet(t / "source-tweet", tid, "claim", "Wed Aug 13 10:00:00 +0000 2014")
+        _tweet(t / "replies", f"{tid}1", "no way", "Wed Aug 13 10:05:00 +0000 2014", tid)
+        if structure:
+            (t / "structure.json").write_text("{}")
+    (tmp_path / "train-annotations").mkdir()
+    (tmp_path / "train-annotations" / "subtaskA.json").write_text(json.dumps({"100": "support", "1001": "deny"}))
+    with pytest.warns(UserWarning, match=r"2 thread folder\(s\) have source-tweet/ but no structure\.json and are "
+                                         r"not read \(first: \['train/ev/200', 'train/ev/300'\]\)"):
+        df = load_rumoureval_frame(tmp_path)
+    assert df["timeline_id"].unique().tolist() == ["100"]
+    assert df.attrs["skipped_threads"] == ["train/ev/200", "train/ev/300"]
+
+
 def test_loader_errors_name_the_fix(tmp_path):
     with pytest.raises(DataError, match="does not exist"):
         load_rumoureval(tmp_path / "nope")
@@ -69,8 +89,9 @@ def test_loader_errors_name_the_fix(tmp_path):
 
 @pytest.mark.realdata
 def test_real_rumoureval_gives_the_lrs_dataset():
-    if not REAL.is_dir():
-        pytest.skip(f"RumourEval-2017 not found at {REAL} (shared data absent); real-data check skipped")
+    if REAL is None or not REAL.is_dir():
+        pytest.skip(f"RumourEval-2017 not found at {REAL or 'shared/data/rumoureval2017'} (absent from the shared "
+                    "data folder, or no such folder here: set $TEMPO_ANALYSIS_SHARED_DATA); real-data check skipped")
     tl = load_rumoureval(REAL)
     assert len(tl.timeline_ids) == 325 and len(tl) == 5568
     df = tl.df
@@ -84,3 +105,10 @@ def test_real_rumoureval_gives_the_lrs_dataset():
     assert abs(gaps.mean() - (3600 + 26 * 60 + 40)) < 60 and gaps.median() == 99
     first = df.groupby("timeline_id").head(1)
     assert (first["post_id"] == first["timeline_id"]).all() and (first["label"] == N).all()
+
+
+@pytest.mark.realdata
+def test_real_archive_has_no_thread_without_structure_json():
+    if REAL is None or not REAL.is_dir():
+        pytest.skip("RumourEval-2017 not found in the shared data folder (or no such folder here); real-data check skipped")
+    assert load_rumoureval_frame(REAL).attrs["skipped_threads"] == []

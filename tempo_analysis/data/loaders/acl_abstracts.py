@@ -1,7 +1,9 @@
 """ACL abstracts by year (the future-language-modeling paper's corpus), gaps filled from the Anthology XML.
 
 Input: a folder of ``papers_YYYY.txt`` files, one abstract per line (UTF-8), as published with
-the paper. ``papers_2000.txt`` holds everything up to 2000 and is labelled 2000. The published
+the paper. ``papers_2000.txt`` holds everything up to 2000 and is labelled 2000: a cumulative
+bucket, not one year (``df.attrs["cumulative_years"] == [2000]``; the future-text split warns when
+its training years include it; the paper trains from 2003, ``ACL_SPLIT``). The published
 files lack 2018, 2020 and 2021: those years are taken from the ACL Anthology XML
 (``load_acl_xml``'s ``abstract`` column) when ``xml_dir`` is given.
 
@@ -9,7 +11,9 @@ Cleaning (nothing silent: counts are in ``df.attrs`` and a warning names them):
 - whitespace is collapsed; blank lines are skipped (they are not abstracts); abstracts shorter
   than ``min_chars`` are dropped;
 - duplicate abstracts (same text after lower-casing and whitespace collapsing) keep their first
-  occurrence, i.e. the earliest year (the XML fill often repeats a published file's abstract).
+  occurrence, i.e. the earliest year (the XML fill often repeats a published file's abstract);
+- XML papers of the filled years without an abstract are not documents (``dropped_no_abstract``);
+- bytes that are not UTF-8 are replaced by U+FFFD (``replaced_characters``, per file).
 
 Returns a DataFrame ``doc_id, year, text, source`` (source "file" or "xml"), sorted by year.
 The paper's split is ``ACL_SPLIT``: train 2003-2019, dev 2020, test 2021.
@@ -25,9 +29,11 @@ from typing import Iterable
 import pandas as pd
 
 from tempo_analysis.data.errors import YEAR_RANGE, DataError, DataPathError
+from tempo_analysis.data.loaders.text_files import read_text_counting, warn_replaced
 
 ACL_SPLIT = {"train": (2003, 2019), "dev": 2020, "test": 2021}
 MISSING_YEARS = (2018, 2020, 2021)
+CUMULATIVE_YEARS = (2000,)      # papers_2000.txt: every paper up to 2000, labelled 2000
 _FILE = re.compile(r"^papers_(\d{4})\.txt$")
 
 
@@ -51,22 +57,34 @@ def abstract_files(abstracts_dir) -> dict[int, Path]:
     return files
 
 
-def _xml_abstracts(xml_dir, years: set[int], progress: bool) -> pd.DataFrame:
-    """Abstracts for ``years`` from the Anthology XML; reads only collections whose id names such a year."""
+def _xml_abstracts(xml_dir, years: set[int], progress: bool) -> tuple[pd.DataFrame, int]:
+    """(abstracts for ``years`` from the Anthology XML, papers of those years without an abstract);
+    reads only collections whose id names such a year. Ids as :func:`load_acl_xml` gives them."""
     from tqdm.auto import tqdm
 
-    from tempo_analysis.data.loaders.acl_xml import parse_acl_xml_file, parse_collection_id
+    from tempo_analysis.data.loaders.acl_xml import parse_collection_id, read_collection, unique_paper_ids
 
     folder = Path(xml_dir)
     if not folder.is_dir():
         raise DataPathError(f"acl_abstracts: xml_dir {str(folder)!r} is not a folder; pass the Anthology "
                                 "'xml' folder (e.g. ../shared/data/acl_anthology_xml/xml)")
     files = [p for p in sorted(folder.glob("*.xml")) if parse_collection_id(p.stem)[1] in years | {None}]
-    rows = []
+    rows, skipped = [], []
     for f in tqdm(files, desc="ACL XML (missing years)", disable=not progress):
-        rows.extend(r for r in parse_acl_xml_file(f, years) if r["abstract"])
+        got = read_collection(f, years)
+        if got is None:
+            skipped.append(f.name)
+        else:
+            rows.extend(got)
+    if skipped:
+        warnings.warn(f"acl_abstracts: skipped {len(skipped)} XML file(s) in {str(folder)!r} whose root element is "
+                      f"not <collection>: {skipped[:10]}. Fix: remove them, or use the Anthology's data/xml files",
+                      stacklevel=3)
+    rows = unique_paper_ids(rows)[0]
+    no_abstract = sum(not r["abstract"] for r in rows)
+    rows = [r for r in rows if r["abstract"]]
     return pd.DataFrame({"doc_id": [r["paper_id"] for r in rows], "year": [int(r["year"]) for r in rows],
-                         "text": [r["abstract"] for r in rows]})
+                         "text": [r["abstract"] for r in rows]}), no_abstract
 
 
 def load_acl_abstracts(abstracts_dir, xml_dir=None, years: Iterable[int] | None = None,
@@ -78,11 +96,11 @@ def load_acl_abstracts(abstracts_dir, xml_dir=None, years: Iterable[int] | None 
     fill = {int(y) for y in fill_years} - set(files)
     if want is not None:
         fill &= want
-    frames = []
+    frames, replaced, no_abstract = [], {}, 0
     for year, path in sorted(files.items()):
         if want is not None and year not in want:
             continue
-        lines = [x for x in (_norm(x) for x in path.read_text(encoding="utf-8", errors="replace").split("\n")) if x]
+        lines = [x for x in (_norm(x) for x in read_text_counting(path, replaced).split("\n")) if x]
         frames.append(pd.DataFrame({"doc_id": [f"{year}-{i:05d}" for i in range(len(lines))], "year": year,
                                     "text": lines, "source": "file"}))
     if fill:
@@ -91,7 +109,7 @@ def load_acl_abstracts(abstracts_dir, xml_dir=None, years: Iterable[int] | None 
                           "given, so they are absent. Pass xml_dir (the Anthology XML folder) to fill them.",
                           stacklevel=2)
         else:
-            xml = _xml_abstracts(xml_dir, fill, progress)
+            xml, no_abstract = _xml_abstracts(xml_dir, fill, progress)
             got = set(xml["year"])
             if fill - got:
                 warnings.warn(f"acl_abstracts: the XML has no abstracts for year(s) {sorted(fill - got)}", stacklevel=2)
@@ -110,8 +128,14 @@ def load_acl_abstracts(abstracts_dir, xml_dir=None, years: Iterable[int] | None 
         dups = int((~keep).sum())
         df = df[keep]
     df = df.reset_index(drop=True)
-    df.attrs.update({"dropped_short": short, "dropped_duplicates": dups, "filled_years": sorted(fill)})
-    if short or dups:
-        warnings.warn(f"acl_abstracts: dropped {short} short (< {min_chars} chars) and {dups} duplicate "
-                      "abstracts (first occurrence kept)", stacklevel=2)
+    read_years = {y for y in files if want is None or y in want}
+    df.attrs.update({"dropped_short": short, "dropped_duplicates": dups, "filled_years": sorted(fill),
+                     "dropped_no_abstract": no_abstract,
+                     "cumulative_years": sorted(set(CUMULATIVE_YEARS) & read_years & set(df["year"])),
+                     "replaced_characters": warn_replaced(replaced, "acl_abstracts")})
+    if short or dups or no_abstract:
+        parts = [f"{short} short (< {min_chars} chars)", f"{dups} duplicate abstracts (first occurrence kept)"]
+        if no_abstract:
+            parts.append(f"{no_abstract} XML paper(s) of year(s) {sorted(fill)} that have no abstract")
+        warnings.warn(f"acl_abstracts: dropped {', '.join(parts[:-1])} and {parts[-1]}", stacklevel=2)
     return df

@@ -10,10 +10,19 @@ from any folder. Two id schemes exist in the data:
 ``venue`` is always a lower-case venue acronym ("acl", "emnlp", "ws", "bionlp", ...). That is
 the *venue-family* granularity: every volume of ACL 2018 (long, short, demos, SRW) is "acl".
 ``volume_id`` keeps the finer level ("P18-1", "2020.acl-main") for users who want it.
+
+Ids: ``paper_id`` is the paper's ``<url>`` (the Anthology id). A few volumes reuse another volume's
+url ids (AMTA 2006: volumes ``panel1`` and ``panel2`` both number their papers ``2006.amta-panels.N``);
+a later paper whose url id is taken then gets the id built from its XML ids, collection-volume.paper
+(``2006.amta-panel2.1``), and is kept. Only a true duplicate, the same collection, volume and paper
+read twice (e.g. a copy of a file), is dropped; a warning gives both counts
+(``df.attrs["renamed_ids"]``, ``df.attrs["dropped_duplicates"]``). XML files whose root is not
+``<collection>`` are skipped with a warning naming them (``df.attrs["skipped_files"]``).
 """
 from __future__ import annotations
 
 import re
+import warnings
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Iterable
@@ -79,14 +88,23 @@ def _volume_id(collection: str, volume: str) -> str:
 
 
 def parse_acl_xml_file(path: str | Path, years: set[int] | None = None) -> list[dict]:
-    """Rows (dicts with COLUMNS) for every <paper> in one Anthology XML file."""
+    """Rows (dicts with COLUMNS) for every <paper> in one Anthology XML file ([] for an XML file whose
+    root is not <collection>; :func:`load_acl_xml` counts and names those)."""
+    rows = read_collection(path, years)
+    return [{k: r[k] for k in COLUMNS} for r in rows] if rows is not None else []
+
+
+def read_collection(path: str | Path, years: set[int] | None = None) -> list[dict] | None:
+    """Rows for every <paper> of one collection file, each with COLUMNS and ``xml_id`` (the id built from
+    the XML ids, collection-volume.paper: the fallback when a url id is taken); None when the file's root
+    is not <collection> (not an Anthology collection, e.g. a stray XML file)."""
     path = Path(path)
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as err:
         raise DataError(f"acl_xml: {path} is not well-formed XML ({err}); remove or fix that file.") from err
     if root.tag != "collection":
-        return []  # not an Anthology collection (e.g. a stray XML file): nothing to read
+        return None
     collection = root.get("id") or path.stem
     venue, id_year = parse_collection_id(collection)
     rows = []
@@ -102,6 +120,7 @@ def parse_acl_xml_file(path: str | Path, years: set[int] | None = None) -> list[
                 continue
             rows.append({
                 "paper_id": _paper_id(collection, vol_key, paper.get("id", ""), _text(paper.find("url"))),
+                "xml_id": _paper_id(collection, vol_key, paper.get("id", ""), ""),
                 "year": int(year),
                 "venue": venue,
                 "volume_id": _volume_id(collection, vol_key),
@@ -112,13 +131,40 @@ def parse_acl_xml_file(path: str | Path, years: set[int] | None = None) -> list[
     return rows
 
 
+def unique_paper_ids(rows: list[dict]) -> tuple[list[dict], dict[str, str], int]:
+    """(rows, renamed, dropped): ``rows`` (from :func:`read_collection`, in reading order) with unique
+    ``paper_id``s. A row whose url id an earlier row already has gets its ``xml_id`` instead (``renamed``:
+    {new id: url id}); a row whose XML position (``xml_id``) was already read, or whose fallback id is
+    taken too, is a true duplicate and is dropped (counted in ``dropped``)."""
+    seen_ids: set[str] = set()
+    seen_xml: set[str] = set()
+    out, renamed, dropped = [], {}, 0
+    for r in rows:
+        if r["xml_id"] in seen_xml:
+            dropped += 1
+            continue
+        if r["paper_id"] in seen_ids:
+            if r["xml_id"] in seen_ids:
+                dropped += 1
+                continue
+            renamed[r["xml_id"]] = r["paper_id"]
+            r = {**r, "paper_id": r["xml_id"]}
+        seen_ids.add(r["paper_id"])
+        seen_xml.add(r["xml_id"])
+        out.append(r)
+    return out, renamed, dropped
+
+
 def load_acl_xml(xml_dir: str | Path, years: Iterable[int] | None = None, progress: bool = True) -> pd.DataFrame:
     """Load every ``*.xml`` collection under ``xml_dir`` into one paper table.
 
     Columns: paper_id (str), year (int), venue (str, lower-case acronym: see module doc),
     volume_id (str), authors (list[str], "First Last"), title (str), abstract (str, "" when the
     paper has none). ``years`` keeps only papers from those years (e.g. ``range(2010, 2021)``).
-    Sorted by (year, paper_id); duplicate paper ids keep the first file's row.
+    Sorted by (year, paper_id). A paper whose url id another volume already uses gets the id built from
+    its XML ids (collection-volume.paper); a true duplicate (the same paper read twice) keeps the first
+    file's row. Both counts, and the XML files skipped because their root is not <collection>, are named
+    in a warning and kept in ``df.attrs`` (``renamed_ids``, ``dropped_duplicates``, ``skipped_files``).
     """
     xml_dir = Path(xml_dir)
     if not xml_dir.is_dir():
@@ -131,12 +177,29 @@ def load_acl_xml(xml_dir: str | Path, years: Iterable[int] | None = None, progre
         raise DataError(f"acl_xml: no *.xml files in {str(xml_dir)!r}; pass the Anthology 'xml' folder.")
     year_set = None if years is None else {int(y) for y in years}
     rows: list[dict] = []
+    skipped: list[str] = []
     for f in tqdm(files, desc="ACL XML", disable=not progress):
-        rows.extend(parse_acl_xml_file(f, year_set))
+        got = read_collection(f, year_set)
+        if got is None:
+            skipped.append(f.name)
+        else:
+            rows.extend(got)
+    if skipped:
+        warnings.warn(f"acl_xml: skipped {len(skipped)} XML file(s) in {str(xml_dir)!r} whose root element is not "
+                      f"<collection> (not Anthology collections): {skipped[:10]}. Fix: remove them, or use the "
+                      "Anthology's data/xml files", stacklevel=2)
+    rows, renamed, dropped = unique_paper_ids(rows)
     df = pd.DataFrame(rows, columns=COLUMNS)
     if df.empty:
         where = f" for years {sorted(year_set)}" if year_set else ""
         raise DataError(f"acl_xml: found no <paper> entries in {str(xml_dir)!r}{where}; check the folder and `years`.")
+    if renamed or dropped:
+        first = next(iter(renamed.items()), None)
+        what = f" (first: {first[1]!r} -> {first[0]!r})" if first else ""
+        warnings.warn(f"acl_xml: {len(renamed)} paper(s) reuse a url id of an earlier volume and were given the id "
+                      f"built from their XML ids, collection-volume.paper{what}; {dropped} true duplicate(s) (the same "
+                      "collection, volume and paper read again) were dropped, first occurrence kept", stacklevel=2)
     df["year"] = df["year"].astype(int)
-    df = df.drop_duplicates("paper_id", keep="first").sort_values(["year", "paper_id"], kind="stable")
-    return df.reset_index(drop=True)
+    df = df.sort_values(["year", "paper_id"], kind="stable").reset_index(drop=True)
+    df.attrs.update({"renamed_ids": renamed, "dropped_duplicates": dropped, "skipped_files": skipped})
+    return df

@@ -28,12 +28,20 @@ corpus holds every sentence with a target plus a seeded sample of other sentence
 post-training), at most ``max_sentences_per_period`` per period. Sized so that a ranking with
 post-training runs in a few CPU minutes. Build it with
 :func:`tempo_analysis.data.specs.load_change_data` (``"pseudoword"`` or ``"pseudoword:DIR"``).
+
+**Sources are checked, not guessed.** Brown is required; a missing Gutenberg, State of the Union
+or Inaugural folder, or a missing ``papers_<acl_year>.txt``, is named in a warning (the benchmark
+is then built from the rest, so two machines with the same seed but other folders differ: the
+benchmark's ``sources`` and ``notes`` say which were used). Bytes that are not UTF-8 (a few in the
+published Gutenberg, State of the Union and Inaugural files) become U+FFFD, counted per file and
+named in one warning (``replaced_characters``).
 """
 from __future__ import annotations
 
 import re
+import warnings
 from collections import Counter, defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +50,7 @@ import pandas as pd
 from ..errors import DataError, DataPathError
 from ..periods import PeriodCorpus, TargetUsage
 from .nltk_corpora import _SENT_RE, _detok
+from .text_files import read_text_counting, warn_replaced
 
 __all__ = ["PseudowordConfig", "PseudowordBenchmark", "build_pseudoword", "PERIODS"]
 
@@ -72,6 +81,12 @@ class PseudowordBenchmark:
     usages: list[TargetUsage]
     truth: pd.DataFrame
     config: PseudowordConfig
+    # documents read per source ({"brown": 500, "gutenberg": ..., "acl2005": ...}); a source that was
+    # missing is absent here and named in ``missing_sources`` (and in a warning when the benchmark is built)
+    sources: dict = field(default_factory=dict)
+    missing_sources: list = field(default_factory=list)
+    replaced_characters: dict = field(default_factory=dict)    # {"state_union/1970-Nixon.txt": 63}: not UTF-8
+    notes: list = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -90,7 +105,7 @@ def _chunks(sents, size):
     return [sents[i:i + size] for i in range(0, len(sents), size)]
 
 
-def _read_brown(folder: Path):
+def _read_brown(folder: Path, counts: dict | None = None):
     """(documents, noun set): one document per Brown file; nouns = words whose majority tag is nn."""
     files = sorted(p for p in folder.iterdir() if _BROWN_FILE.match(p.name)) if folder.is_dir() else []
     if not files:
@@ -100,7 +115,7 @@ def _read_brown(folder: Path):
     docs = []
     for f in files:
         sents = []
-        for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
+        for line in read_text_counting(f, counts).splitlines():
             pairs = [t.rsplit("/", 1) for t in line.split() if "/" in t]
             for w, t in pairs:
                 if w.isalpha():
@@ -112,34 +127,66 @@ def _read_brown(folder: Path):
     return docs, nouns
 
 
-def read_sources(root: Path, acl_year: int | None = 2005) -> tuple[list[tuple[str, list[str]]], set[str]]:
-    """All documents ``[(doc_id, sentences)]`` and the Brown noun set, from a shared data folder."""
+def _missing(name: str, folder: Path) -> str:
+    return f"{name} ({folder} {'has no *.txt files' if folder.is_dir() else 'does not exist'})"
+
+
+def read_sources(root: Path, acl_year: int | None = 2005, info: dict | None = None,
+                 ) -> tuple[list[tuple[str, list[str]]], set[str]]:
+    """All documents ``[(doc_id, sentences)]`` and the Brown noun set, from a shared data folder.
+
+    A missing optional source (gutenberg/, state_union/, inaugural/ with no ``*.txt``, or a missing
+    ``papers_<acl_year>.txt``) and files with bytes that are not UTF-8 are named in warnings. ``info``,
+    when given, receives ``sources`` ({source: documents}), ``missing`` ([what is missing, with its
+    path]) and ``replaced`` ({file: replaced byte sequences})."""
     corpora = root / "nltk_data" / "corpora"
     if not corpora.is_dir():
         raise DataPathError(f"{corpora} does not exist. Fix: give the shared data folder that holds "
                             "nltk_data/corpora (brown, gutenberg, state_union, inaugural).")
-    docs, nouns = _read_brown(corpora / "brown")
+    replaced: dict[str, int] = {}
+    missing: list[str] = []
+    docs, nouns = _read_brown(corpora / "brown", replaced)
     g = corpora / "gutenberg"
-    for book in sorted(g.glob("*.txt")):
-        sents = read_gutenberg_file(book)
+    books = sorted(g.glob("*.txt"))
+    if not books:
+        missing.append(_missing("gutenberg", g))
+    for book in books:
+        sents = read_gutenberg_file(book, replaced)
         docs += [(f"gutenberg-{book.stem}-{i}", c) for i, c in enumerate(_chunks(sents, 100))]
     for name in ("state_union", "inaugural"):
-        for f in sorted((corpora / name).glob("*.txt")):
-            text = f.read_text(encoding="utf-8", errors="replace")
+        files = sorted((corpora / name).glob("*.txt"))
+        if not files:
+            missing.append(_missing(name, corpora / name))
+        for f in files:
+            text = read_text_counting(f, replaced)
             docs.append((f"{name}-{f.stem}", _split_sentences(text)))
     if acl_year is not None:
         f = root / "acl_abstracts_by_year" / f"papers_{acl_year}.txt"
         if f.is_file():
-            abstracts = [_split_sentences(line) for line in f.read_text(encoding="utf-8", errors="replace").splitlines()
+            abstracts = [_split_sentences(line) for line in read_text_counting(f, replaced).splitlines()
                          if line.strip()]
             for i, group in enumerate(_chunks(abstracts, 40)):
                 docs.append((f"acl{acl_year}-{i}", [s for a in group for s in a]))
-    return [(d, s) for d, s in docs if s], nouns
+        else:
+            missing.append(f"acl{acl_year} ({f} does not exist)")
+    docs = [(d, s) for d, s in docs if s]
+    if missing:
+        warnings.warn(f"pseudoword: source(s) missing, the benchmark is built without them: {'; '.join(missing)}. "
+                      "The same seed gives another benchmark than with every source. Fix: give the shared data "
+                      "folder that holds nltk_data/corpora/{brown,gutenberg,state_union,inaugural}"
+                      + (f" and acl_abstracts_by_year/papers_{acl_year}.txt (or acl_year=None to leave ACL out on "
+                         "purpose)" if acl_year is not None else ""), stacklevel=2)
+    replaced = warn_replaced(replaced, "pseudoword sources")
+    if info is not None:
+        used = Counter(d.split("-", 1)[0] if not d.startswith("acl") else d.rsplit("-", 1)[0] for d, _ in docs)
+        info.update(sources=dict(used), missing=missing, replaced=replaced)
+    return docs, nouns
 
 
-def read_gutenberg_file(path: Path) -> list[str]:
-    """Sentences of one Gutenberg book (the NLTK reader, one file)."""
-    text = path.read_text(encoding="utf-8", errors="replace")
+def read_gutenberg_file(path: Path, counts: dict | None = None) -> list[str]:
+    """Sentences of one Gutenberg book (the NLTK reader, one file); ``counts`` receives the bytes that
+    were not UTF-8 (replaced by U+FFFD), by file."""
+    text = read_text_counting(path, counts)
     text = re.sub(r"^\[.*?\]\s*", "", text, count=1)
     out = []
     for para in re.split(r"\n\s*\n", text):
@@ -172,7 +219,8 @@ def build_pseudoword(root, config: PseudowordConfig | None = None) -> Pseudoword
     """The seeded benchmark from a shared data folder ``root`` (module docstring)."""
     cfg = config or PseudowordConfig()
     root = Path(root)
-    docs, nouns = read_sources(root, cfg.acl_year)
+    info: dict = {}
+    docs, nouns = read_sources(root, cfg.acl_year, info)
     rng = np.random.default_rng(cfg.seed)
     late_doc = rng.random(len(docs)) < 0.5
     rows = []                                       # (doc_id, period, text)
@@ -257,4 +305,10 @@ def build_pseudoword(root, config: PseudowordConfig | None = None) -> Pseudoword
     frame = pd.DataFrame(out_rows, columns=["doc_id", "period", "text"])
     corpus = PeriodCorpus.from_frame(frame, order=list(PERIODS))
     truth = pd.DataFrame(truth).sort_values("word").reset_index(drop=True)
-    return PseudowordBenchmark(corpus, usages, truth, cfg)
+    notes = ["sources (documents): " + ", ".join(f"{k} {v}" for k, v in info["sources"].items())]
+    if info["missing"]:
+        notes.append("missing sources, built without them: " + "; ".join(info["missing"]))
+    if info["replaced"]:
+        notes.append("bytes that are not UTF-8 replaced by U+FFFD (file: count): "
+                     + ", ".join(f"{k}: {v}" for k, v in info["replaced"].items()))
+    return PseudowordBenchmark(corpus, usages, truth, cfg, info["sources"], info["missing"], info["replaced"], notes)

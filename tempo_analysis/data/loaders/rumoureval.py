@@ -15,6 +15,10 @@ comes from the running balance b = #support - #(deny + query), the source tweet 
 - otherwise it is **no switch**.
 
 On the full archive this gives 325 timelines and 5,568 posts (paper Table 1).
+
+A thread is found by its ``structure.json``. A folder that has ``source-tweet/`` but no
+``structure.json`` (a damaged copy) is not read: a warning counts and names such folders
+(``df.attrs["skipped_threads"]``).
 """
 
 from __future__ import annotations
@@ -105,6 +109,12 @@ def load_rumoureval_frame(root, splits=SPLITS) -> pd.DataFrame:
         else:
             warnings.warn(f"{ann} is missing: posts of split {s!r} have no stance, counted as comments",
                           stacklevel=2)
+    skipped = [str(d.parent.relative_to(root)) for s in found for d in sorted((root / s).rglob("source-tweet"))
+               if d.is_dir() and not (d.parent / "structure.json").is_file()]
+    if skipped:
+        warnings.warn(f"{root}: {len(skipped)} thread folder(s) have source-tweet/ but no structure.json and are not "
+                      f"read (first: {skipped[:3]}). Fix: restore structure.json from the RumourEval-2017 archive",
+                      stacklevel=2)
     rows, unlabeled = [], 0
     for s in found:
         for structure in sorted((root / s).rglob("structure.json")):
@@ -132,6 +142,7 @@ def load_rumoureval_frame(root, splits=SPLITS) -> pd.DataFrame:
                       stacklevel=2)
     df = pd.DataFrame(rows)
     df["timestamp"] = pd.to_datetime(df["timestamp"], utc=True)
+    df.attrs["skipped_threads"] = skipped
     return df
 
 
