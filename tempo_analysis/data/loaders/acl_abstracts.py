@@ -60,26 +60,14 @@ def abstract_files(abstracts_dir) -> dict[int, Path]:
 def _xml_abstracts(xml_dir, years: set[int], progress: bool) -> tuple[pd.DataFrame, int]:
     """(abstracts for ``years`` from the Anthology XML, papers of those years without an abstract);
     reads only collections whose id names such a year. Ids as :func:`load_acl_xml` gives them."""
-    from tqdm.auto import tqdm
-
-    from tempo_analysis.data.loaders.acl_xml import parse_collection_id, read_collection, unique_paper_ids
+    from tempo_analysis.data.loaders.acl_xml import parse_collection_id, read_collections, unique_paper_ids
 
     folder = Path(xml_dir)
     if not folder.is_dir():
         raise DataPathError(f"acl_abstracts: xml_dir {str(folder)!r} is not a folder; pass the Anthology "
                                 "'xml' folder (e.g. ../shared/data/acl_anthology_xml/xml)")
     files = [p for p in sorted(folder.glob("*.xml")) if parse_collection_id(p.stem)[1] in years | {None}]
-    rows, skipped = [], []
-    for f in tqdm(files, desc="ACL XML (missing years)", disable=not progress):
-        got = read_collection(f, years)
-        if got is None:
-            skipped.append(f.name)
-        else:
-            rows.extend(got)
-    if skipped:
-        warnings.warn(f"acl_abstracts: skipped {len(skipped)} XML file(s) in {str(folder)!r} whose root element is "
-                      f"not <collection>: {skipped[:10]}. Fix: remove them, or use the Anthology's data/xml files",
-                      stacklevel=3)
+    rows = read_collections(files, years, who="acl_abstracts", desc="ACL XML (missing years)", progress=progress)[0]
     rows = unique_paper_ids(rows)[0]
     no_abstract = sum(not r["abstract"] for r in rows)
     rows = [r for r in rows if r["abstract"]]

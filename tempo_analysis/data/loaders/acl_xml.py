@@ -155,6 +155,26 @@ def unique_paper_ids(rows: list[dict]) -> tuple[list[dict], dict[str, str], int]
     return out, renamed, dropped
 
 
+def read_collections(files: list[Path], years: set[int] | None, *, who: str, desc: str = "ACL XML",
+                     progress: bool = True) -> tuple[list[dict], list[str]]:
+    """(the paper rows of every collection file in ``files`` (of ``years``; None: all), the names of the
+    files whose root is not <collection>): those are named in one warning (``who`` starts it)."""
+    rows: list[dict] = []
+    skipped: list[str] = []
+    for f in tqdm(files, desc=desc, disable=not progress):
+        got = read_collection(f, years)
+        if got is None:
+            skipped.append(f.name)
+        else:
+            rows.extend(got)
+    if skipped:
+        folder = str(Path(files[0]).parent) if files else ""
+        warnings.warn(f"{who}: skipped {len(skipped)} XML file(s) in {folder!r} whose root element is not "
+                      f"<collection> (not Anthology collections): {skipped[:10]}. Fix: remove them, or use the "
+                      "Anthology's data/xml files", stacklevel=3)
+    return rows, skipped
+
+
 def load_acl_xml(xml_dir: str | Path, years: Iterable[int] | None = None, progress: bool = True) -> pd.DataFrame:
     """Load every ``*.xml`` collection under ``xml_dir`` into one paper table.
 
@@ -176,18 +196,7 @@ def load_acl_xml(xml_dir: str | Path, years: Iterable[int] | None = None, progre
     if not files:
         raise DataError(f"acl_xml: no *.xml files in {str(xml_dir)!r}; pass the Anthology 'xml' folder.")
     year_set = None if years is None else {int(y) for y in years}
-    rows: list[dict] = []
-    skipped: list[str] = []
-    for f in tqdm(files, desc="ACL XML", disable=not progress):
-        got = read_collection(f, year_set)
-        if got is None:
-            skipped.append(f.name)
-        else:
-            rows.extend(got)
-    if skipped:
-        warnings.warn(f"acl_xml: skipped {len(skipped)} XML file(s) in {str(xml_dir)!r} whose root element is not "
-                      f"<collection> (not Anthology collections): {skipped[:10]}. Fix: remove them, or use the "
-                      "Anthology's data/xml files", stacklevel=2)
+    rows, skipped = read_collections(files, year_set, who="acl_xml", progress=progress)
     rows, renamed, dropped = unique_paper_ids(rows)
     df = pd.DataFrame(rows, columns=COLUMNS)
     if df.empty:
