@@ -492,5 +492,8 @@ def content_vocabulary(texts, tokenizer, top_k: int = 10000, stopwords=None, min
     return keep
 
 
+# saved folders say model_type "dcwe": AutoConfig (and so AutoTokenizer) can read them
+AutoConfig.register(DCWEConfig.model_type, DCWEConfig, exist_ok=True)
+
 __all__ = ["ABLATIONS", "DCWEConfig", "DCWEForMaskedLM", "DCWEForSequenceClassification", "DCWEOutput",
            "DynamicComponent", "OffsetFFN", "SocialComponent", "content_vocabulary", "token_word"]

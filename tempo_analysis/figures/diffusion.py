@@ -244,6 +244,11 @@ def walk_flight_bars(wf: pd.DataFrame, title: str = "How the new association spr
     ])
     fig.update_layout(barmode="stack", title=title, xaxis_title="time slice", yaxis_title="newly reached units",
                       template="plotly_white", legend=dict(orientation="h", y=-0.2))
+    if not any(seeds) and not wf["walk"].any() and not wf["flight"].any():   # an empty map: say so, not blank axes
+        fig.add_annotation(text="no unit holds the association in any slice: nothing spread, so there is "
+                                "no walk or flight to count", x=0.5, y=0.5, xref="paper", yref="paper",
+                           showarrow=False, font=dict(size=14, color="#6c757d"))
+        fig.update_yaxes(range=[0, 1], showticklabels=False)
     return fig
 
 

@@ -34,7 +34,7 @@ from transformers import AutoTokenizer
 
 from tempo_analysis.data import Timelines
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.encoders import resolve_encoder
+from tempo_analysis.encoders import quiet_transformers, resolve_encoder
 from tempo_analysis.hub import WEIGHT_FILES, require_saved_files
 from tempo_analysis.outputs import atomic_output_dir
 from tempo_analysis.evaluation.classification import classification_scores
@@ -253,8 +253,9 @@ class TempoFormerClassifier:
                             f"settings ({type(e).__name__}: {e}). Fix: pass a folder written by "
                             "TempoFormerClassifier.save (clf.save(DIR))") from None
         clf = cls(meta.pop("encoder"), device=device, progress=progress, **meta)
-        clf.model_ = TempoFormerModel.from_pretrained(folder / "model", local_files_only=True).eval()
-        clf.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model", local_files_only=True)
+        with quiet_transformers():   # our own folder: no weight-loading bar in a notebook
+            clf.model_ = TempoFormerModel.from_pretrained(folder / "model", local_files_only=True).eval()
+            clf.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model", local_files_only=True)
         clf.label_names_ = label_names
         return clf
 

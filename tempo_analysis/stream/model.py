@@ -510,6 +510,9 @@ class TempoFormerModel(PreTrainedModel):
         )
 
 
+# saved folders say model_type "tempoformer": AutoConfig (and so AutoTokenizer) can read them
+AutoConfig.register(TempoFormerConfig.model_type, TempoFormerConfig, exist_ok=True)
+
 __all__ = [
     "ABLATIONS",
     "SUMMARIES",

@@ -47,6 +47,10 @@ def test_walk_flight_bars(small):
     late = wf.assign(seeds=[2, 0])  # the seed slice after the first: its units drawn as seeds, not flights
     d = figs.walk_flight_bars(late).to_dict()
     assert [t["name"].split()[0] for t in d["data"]] == ["seeds", "walk", "flight"] and list(d["data"][0]["y"]) == [2, 0]
+    assert not d["layout"].get("annotations")
+    empty = wf.assign(new=0, walk=0, flight=0, seeds=0)   # the model holds the association nowhere
+    d = figs.walk_flight_bars(empty).to_dict()
+    assert "nothing spread" in d["layout"]["annotations"][0]["text"]
 
 
 def test_heatmap_perplexity_table(small):

@@ -110,6 +110,8 @@ def test_save_load_roundtrip(run, tmp_path):
         assert mlm_perplexity(again.models_[v], batches) == pytest.approx(mlm_perplexity(run.models_[v], batches))
     with pytest.raises(FileNotFoundError, match="not a diffusion run"):
         DiffusionMapper.load(tmp_path)
+    from transformers import AutoConfig   # a saved DCWE folder reads as a DCWEConfig, not the base config
+    assert type(AutoConfig.from_pretrained(tmp_path / "run" / "dcwe")).__name__ == "DCWEConfig"
 
 
 def test_a_directed_graph_stays_directed_after_save_and_load(run, tmp_path):

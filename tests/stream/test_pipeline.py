@@ -97,6 +97,10 @@ def test_classifier_save_and_load(tmp_path, tiny, data):
     assert back.label_names_ == clf.label_names_ and back.window == 3
     assert back.model_.config.summary == "mean_then_cls"
     np.testing.assert_allclose(back.predict_proba(test), clf.predict_proba(test), atol=1e-6)
+    # AutoConfig reads the saved folder (so AutoTokenizer does not fall back to the base config and warn
+    # "a model of type `tempoformer` to instantiate a model of type ``" in every notebook load)
+    from transformers import AutoConfig
+    assert type(AutoConfig.from_pretrained(tmp_path / "clf" / "model")).__name__ == "TempoFormerConfig"
 
 
 def test_classifier_load_checks_the_folder_before_reading_it(tmp_path, tiny, data, monkeypatch):
