@@ -16,6 +16,7 @@ from __future__ import annotations
 import textwrap
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 
 PALETTE = ["#4C78A8", "#F58518", "#E45756", "#72B7B2", "#54A24B", "#EECA3B", "#B279A2", "#FF9DA6"]
@@ -68,6 +69,10 @@ def probability_plot(timelines, timeline_id, proba: np.ndarray, label_names, tit
     colors = _colors(label_names)
     fig = go.Figure()
     x = df["timestamp"]
+    if pd.api.types.is_datetime64_any_dtype(x):
+        # date strings, not datetime64: a FigureWidget redraw sends datetime64[ns] as integers (ns since
+        # 1970); plotly.js reads "YYYY-MM-DD HH:MM:SS" (no offset: a zone's own clock time is shown)
+        x = (x.dt.tz_localize(None) if x.dt.tz is not None else x).dt.strftime("%Y-%m-%d %H:%M:%S")
     for c, name in enumerate(label_names):
         if name in NO_CHANGE:
             continue
@@ -82,6 +87,8 @@ def probability_plot(timelines, timeline_id, proba: np.ndarray, label_names, tit
     fig.update_layout(title=title or f"timeline {timeline_id}: predicted change probability vs truth",
                       xaxis_title="time", yaxis=dict(title="probability", range=[-0.02, 1.12]),
                       template="plotly_white", height=380)
+    if pd.api.types.is_datetime64_any_dtype(df["timestamp"]):
+        fig.update_xaxes(type="date")
     return fig
 
 

@@ -50,6 +50,17 @@ def test_timeline_and_probability_plots(fitted):
     assert set(lines) >= {"P(IS)", "P(IE)"} and "P(O)" not in lines
     rows = tl.timeline(tid).index.to_numpy()
     np.testing.assert_allclose(arr(lines["P(IS)"]["y"]), proba[rows, clf.label_names_.index("IS")])
+    # what a FigureWidget sends on a redraw (timeline_viewer): dates, not datetime64[ns] as integers
+    from plotly.serializers import _py_to_js
+    import copy
+    for ts in (tl.df["timestamp"], tl.df["timestamp"].dt.tz_convert(None).astype("datetime64[ns]")):
+        tl_ts = copy.copy(tl)
+        tl_ts.df = tl.df.assign(timestamp=ts)
+        fig = figs.probability_plot(tl_ts, tid, proba, clf.label_names_)
+        sent = _py_to_js(fig.data[0]._props, None)["x"]
+        assert all(isinstance(v, str) for v in sent), sent[:2]
+        assert sent[0].startswith(str(tl.timeline(tid)["timestamp"].iloc[0].date()))
+        assert fig.layout.xaxis.type == "date"
 
 
 def test_comparison_table_confusion_and_window_charts():
