@@ -301,7 +301,7 @@ clf.visualize_probabilities(test, test.timeline_ids[0], proba=test_proba).show()
 change = test.df[test.df["label"].isin([n for n in names if n not in ("O", "no_switch")])]
 post = change["post_id"].iloc[min(3, len(change) - 1)] if len(change) else test.df["post_id"].iloc[-1]
 att = clf.temporal_attention(test, post)
-print("window of", post, "→", dict(zip(names, np.round(att["proba"], 3))))
+print("window of", post, "→", {n: round(float(p), 3) for n, p in zip(names, att["proba"])})
 clf.visualize_attention(test, post, layer=0).show()
 clf.visualize_attention(test, post, layer=-1).show()
 

@@ -328,7 +328,10 @@ def _load_value(where: Path) -> Any:
         cls = importlib.import_module(module)
         for part in qualname.split("."):
             cls = getattr(cls, part)
-        return cls.from_pretrained(where / "pretrained")
+        from tempo_analysis.encoders import quiet_transformers
+
+        with quiet_transformers():   # the notebook cache's own folder: no weight-loading bar
+            return cls.from_pretrained(where / "pretrained")
     if kind == "dataframe":
         import pandas as pd
 

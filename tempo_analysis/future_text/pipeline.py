@@ -47,6 +47,7 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel
 
 from tempo_analysis.causal_lm import load_causal_lm, pick_device
+from tempo_analysis.encoders import quiet_transformers
 from tempo_analysis.hub import ModelNotAvailable, is_path_like
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.data.yearly import yearly_frame
@@ -552,7 +553,8 @@ class FutureTextModel:
             if lm is not None:
                 raise ValueError(f"lm={lm!r} (--lm) does not apply to {str(d)!r}: the run holds its own LM (base_lm/, "
                                  "the 'tiny' LM trained with it). Fix: drop it.")
-            base = AutoModelForCausalLM.from_pretrained(d / "base_lm", local_files_only=True).eval()
+            with quiet_transformers():
+                base = AutoModelForCausalLM.from_pretrained(d / "base_lm", local_files_only=True).eval()
         else:
             base = _checkpoint_lm(d, settings.lm, lm, pick_device(settings.device))
             self.lm_path_ = local_lm_path(settings.lm if lm is None else lm)

@@ -36,6 +36,7 @@ from transformers import AutoTokenizer
 from ..data import TargetUsage, usages_frame
 from ..data.change import ChangeData
 from ..data.errors import DataError
+from ..encoders import quiet_transformers
 from ..figures import semantic_change as figures
 from ..hub import WEIGHT_FILES, require_saved_files
 from ..notebook import cached
@@ -227,8 +228,9 @@ class SemanticChangeRanker:
         except ValueError as e:
             raise DataError(f"SemanticChangeRanker folder {str(d)!r}: meta.json is not valid JSON ({e}). Fix: pass a "
                             "folder written by SemanticChangeRanker.save (ranker.save(DIR))") from None
-        model = TemporalAttentionForMaskedLM.from_pretrained(d / "model", local_files_only=True).eval()
-        tok = AutoTokenizer.from_pretrained(d / "model", local_files_only=True)
+        with quiet_transformers():   # our own folder: no weight-loading bar in a notebook
+            model = TemporalAttentionForMaskedLM.from_pretrained(d / "model", local_files_only=True).eval()
+            tok = AutoTokenizer.from_pretrained(d / "model", local_files_only=True)
         ranker = cls(RankConfig.from_dict(meta["config"]))
         ranker.model_ = ChangeModel(meta["method"], model, tok, meta["periods"], meta["time_token_ids"],
                                     meta["train_report"], meta["added_targets"], time_blind=meta["method"] == "no-time")

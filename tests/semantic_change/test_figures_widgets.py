@@ -88,11 +88,13 @@ def test_ranker_with_year_periods_and_a_number_word_round_trips(tiny_path, tmp_p
     pd.testing.assert_frame_equal(back.rescore(), r.rescore(), check_dtype=False)
 
 
-def test_ranker_save_load_roundtrip(dwug_result, tmp_path):
+def test_ranker_save_load_roundtrip(dwug_result, tmp_path, capfd):
     data, r = dwug_result
     r.save(tmp_path / "r")
     r.save(tmp_path / "r")  # our own folder is replaced as a whole, without overwrite=True
+    capfd.readouterr()
     back = SemanticChangeRanker.load(tmp_path / "r")
+    assert "Loading weights" not in capfd.readouterr().err   # a notebook's cache loads without transformers' bar
     np.testing.assert_array_equal(back.vectors_.vectors, r.vectors_.vectors)
     assert [u.period for u in back.vectors_.usages] == [u.period for u in r.vectors_.usages]
     pd.testing.assert_frame_equal(back.scores_, r.scores_, check_dtype=False)

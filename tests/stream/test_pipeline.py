@@ -82,7 +82,7 @@ def test_local_outputs_are_shared_across_classifiers_with_the_same_local_weights
     assert len(calls) > n
 
 
-def test_classifier_save_and_load(tmp_path, tiny, data):
+def test_classifier_save_and_load(tmp_path, tiny, data, capfd):
     train, test = data
     clf = TempoFormerClassifier(tiny, window=3, epochs=1, summary="mean_then_cls", progress=False,
                                 device="cpu").fit(train)
@@ -93,7 +93,10 @@ def test_classifier_save_and_load(tmp_path, tiny, data):
     with pytest.raises(OutputExistsError, match="not created by tempo_analysis"):
         clf.save(tmp_path / "user")  # a user's folder is never written into
     assert [p.name for p in (tmp_path / "user").iterdir()] == ["config.json"]
+    capfd.readouterr()
     back = TempoFormerClassifier.load(tmp_path / "clf")
+    err = capfd.readouterr().err   # a notebook's cache loads without transformers' bar or config warning
+    assert "Loading weights" not in err and "to instantiate a model of type" not in err, err
     assert back.label_names_ == clf.label_names_ and back.window == 3
     assert back.model_.config.summary == "mean_then_cls"
     np.testing.assert_allclose(back.predict_proba(test), clf.predict_proba(test), atol=1e-6)
