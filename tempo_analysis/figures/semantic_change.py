@@ -138,7 +138,9 @@ def neighbours_table(neighbours: dict, *, word: str) -> go.Figure:
     cols = [[w for w, _ in neighbours[p]] for p in periods]
     k = max((len(c) for c in cols), default=0)
     cols = [c + [""] * (k - len(c)) for c in cols]
-    fig = go.Figure(go.Table(header=dict(values=[f"nearest words in “{p}”" for p in periods]),
-                             cells=dict(values=cols)))
-    fig.update_layout(title=f"“{word}”: nearest words per period", height=60 + 28 * max(k, 1) + 60)
+    header_h, row_h, top, bottom = 30, 24, 60, 20   # fixed sizes, so the height fits every row (none clipped)
+    fig = go.Figure(go.Table(header=dict(values=[f"nearest words in “{p}”" for p in periods], height=header_h),
+                             cells=dict(values=cols, height=row_h)))
+    fig.update_layout(title=f"“{word}”: nearest words per period", margin=dict(t=top, b=bottom),
+                      height=top + bottom + header_h + row_h * max(k, 1) + 12)
     return fig

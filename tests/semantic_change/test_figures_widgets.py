@@ -37,6 +37,11 @@ def test_method_comparison_and_bars_and_table():
     assert "ranks 2 of 4" in b["layout"]["title"]["text"]
     n = figs.neighbours_table({"old": [("cat", 1.0)], "new": [("click", 2.0), ("usb", 1.0)]}, word="mouse").to_dict()
     assert n["data"][0]["cells"]["values"] == [["cat", ""], ["click", "usb"]]
+    eight = figs.neighbours_table({"old": [(f"w{i}", 1.0) for i in range(8)]}, word="cell").to_dict()
+    table, layout = eight["data"][0], eight["layout"]
+    margin = layout.get("margin", {})   # plotly's defaults: 100 top, 80 bottom; a cell 20 px, the header 28
+    room = layout["height"] - margin.get("t", 100) - margin.get("b", 80)
+    assert room >= table["header"].get("height", 28) + 8 * table["cells"].get("height", 20)   # no row clipped
     with pytest.raises(ValueError, match="columns"):
         figs.method_comparison(t.drop(columns="scorer"))
 
