@@ -20,7 +20,6 @@
 from __future__ import annotations
 
 import re
-import warnings
 from contextlib import contextmanager
 
 import numpy as np
@@ -163,7 +162,10 @@ def injected_trend(model: FutureLM, table, token_ids, last: int = 3, factor: flo
 def trend_frame(fitted, words, models: dict, *, contexts_year: int | None = None) -> pd.DataFrame:
     """Long frame (word, year, series, value): actual relative frequency per year of each word's token
     (history + the test year) and each model's forecast for the test year from ``contexts_year`` texts
-    (default: the dev year). ``fitted``: a fitted :class:`~tempo_analysis.future_text.FutureTextModel`."""
+    (default: the dev year). ``fitted``: a fitted :class:`~tempo_analysis.future_text.FutureTextModel`.
+
+    A word the tokenizer splits is followed by its first piece, and its ``word`` label says so
+    (``shown_tokens``: "pretraining → 'Ġpre' (1 of 2 pieces)"); ``frame.attrs["notes"]`` explains each."""
     tok = fitted.tokenizer_
     rel = fitted.freq_table_.relative()
     test = fitted.frame_[fitted.frame_["year"] == fitted.test_year_]
@@ -171,17 +173,16 @@ def trend_frame(fitted, words, models: dict, *, contexts_year: int | None = None
     docs = fitted._frame_rows[contexts_year or fitted.dev_year_]
     probs = {name: states_token_probs(fitted, m, docs, fitted.test_year_) for name, m in models.items()}
     rows = []
-    for w in words:
-        t = word_token(tok, w)
-        if len(word_pieces(tok, w)) > 1:
-            warnings.warn(f"trend_frame: {w!r} is {len(word_pieces(tok, w))} tokens; its series follow the first "
-                          f"piece {tok.convert_ids_to_tokens([t])[0]!r}, which other words may share", stacklevel=2)
+    ids, labels, notes = shown_tokens(tok, words)   # a split word follows its first piece, and its label says so
+    for t, w in zip(ids, labels):
         rows += [dict(word=w, year=y, series="actual", value=float(rel[i, t]))
                  for i, y in enumerate(fitted.freq_table_.years)]
         rows.append(dict(word=w, year=fitted.test_year_, series="actual", value=float(test_rel[t])))
         rows += [dict(word=w, year=fitted.test_year_, series=f"forecast: {name}", value=float(p[t]))
                  for name, p in probs.items()]
-    return pd.DataFrame(rows)
+    frame = pd.DataFrame(rows)
+    frame.attrs["notes"] = notes
+    return frame
 
 
 def _ngrams(words: list[str], n: int) -> set:

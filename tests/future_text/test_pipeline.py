@@ -18,7 +18,7 @@ from tempo_analysis.future_text.model import TemporalBiasProcessor
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.whatif import (bias_by_factor, expected_token_probs, forecast_bias, injected_trend,
-                                               trend_frame, word_pieces, word_token)
+                                               shown_tokens, trend_frame, word_pieces, word_token)
 
 from .conftest import toy_frame
 
@@ -192,8 +192,11 @@ def test_injected_trend_raises_the_forecast_bias(exp):
     split = next(w for w in ("zqxvjk", "qqzzxxkkv", "kernelzqxv") if len(word_pieces(tok, w)) > 1)
     with pytest.raises(DataError, match="splits it into"):
         bias_by_factor(exp, "freq-nolstm", [split], factors=(1.0, 2.0))
-    with pytest.warns(UserWarning, match="its series follow the first piece"):
-        trend_frame(exp, [split], {})
+    whole = next(w for w in ("the", "a", "of", "and", "in") if len(word_pieces(tok, w)) == 1)
+    split_trend = trend_frame(exp, [split, whole], {})   # labelled, not dropped, and explained in attrs
+    first = tok.convert_ids_to_tokens([word_token(tok, split)])[0]
+    assert set(split_trend["word"]) == {f"{split} → {first!r} (1 of {len(word_pieces(tok, split))} pieces)", whole}
+    assert len(split_trend.attrs["notes"]) == 1 and split in split_trend.attrs["notes"][0]
 
 
 def test_forecast_probabilities_and_trend_figure(exp):
@@ -203,17 +206,18 @@ def test_forecast_probabilities_and_trend_figure(exp):
     assert set(trends["series"]) == {"actual", "forecast: baseline", "forecast: freq"}
     # the forecast (from cached states) is the full model's mean next-token probability (independent path)
     t = word_token(exp.tokenizer_, "transformer")
-    got = trends.query("word == 'transformer' and series == 'forecast: freq'")["value"].item()
+    label = dict(zip(["transformer", "kernel"], shown_tokens(exp.tokenizer_, ["transformer", "kernel"])[1]))
+    got = trends[(trends["word"] == label["transformer"]) & (trends["series"] == "forecast: freq")]["value"].item()
     assert got == pytest.approx(float(p[t]), rel=1e-4)
     # the actual series is the token's relative frequency per year, counted directly
-    actual = trends.query("word == 'kernel' and series == 'actual'").set_index("year")["value"]
+    actual = trends[(trends["word"] == label["kernel"]) & (trends["series"] == "actual")].set_index("year")["value"]
     k = word_token(exp.tokenizer_, "kernel")
     for y in (2010, 2015):
         ids = exp.tokenizer_(exp.texts_of(y), add_special_tokens=False)["input_ids"]
         flat = [i for d in ids for i in d]
         assert actual[y] == pytest.approx(flat.count(k) / len(flat))
     d = figs.frequency_trends(trends).to_dict()
-    assert len(d["data"]) == 2 * 3 and d["data"][0]["name"] == "transformer (actual)"
+    assert len(d["data"]) == 2 * 3 and d["data"][0]["name"] == f"{label['transformer']} (actual)"
     assert list(d["data"][0]["x"]) == list(range(2010, 2016))
     assert exp.visualize_trends(["transformer", "kernel"], ("baseline", "freq", "context2")).to_dict() == d   # unfitted names skipped
 
