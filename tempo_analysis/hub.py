@@ -34,6 +34,7 @@ import json
 import os
 import re
 import socket
+import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -53,11 +54,30 @@ def hub_offline_by_env() -> bool:
 
 @functools.lru_cache(maxsize=8)
 def _connect(host: str, port: int, timeout: float) -> bool:
-    try:
-        with socket.create_connection((host, port), timeout=timeout):
-            return True
-    except OSError:
+    """Can a TCP connection to host:port be opened within ``timeout`` seconds, name lookup included?
+
+    ``create_connection``'s timeout does not cover the name lookup, which a broken resolver can stall
+    for half a minute; so the attempt runs in a daemon thread and an answer later than ``timeout``
+    counts as unreachable (the thread is left to finish on its own)."""
+    outcome: list = []
+
+    def attempt():
+        try:
+            with socket.create_connection((host, port), timeout=timeout):
+                outcome.append(True)
+        except OSError:
+            outcome.append(False)
+        except BaseException as err:   # not a network answer: raised in the caller below
+            outcome.append(err)
+
+    worker = threading.Thread(target=attempt, name="tempo-analysis-hub-probe", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if not outcome:
         return False
+    if isinstance(outcome[0], BaseException):
+        raise outcome[0]
+    return outcome[0]
 
 
 def hub_reachable(timeout: float = 2.0) -> bool:

@@ -113,9 +113,7 @@ def test_the_second_load_reads_the_cached_folder_not_the_gguf(default_lm, monkey
     model, _, folder = default_lm
     assert cl._converted_ok(folder)
     monkeypatch.setattr(cl, "_load_gguf", lambda gguf: pytest.fail("re-read the GGUF although a conversion exists"))
-    t0 = time.perf_counter()
     again, tok = load_causal_lm("default", device="cpu")
-    assert time.perf_counter() - t0 < 30
     assert Path(again.name_or_path) == folder
     for key in ("model.embed_tokens.weight", "model.layers.29.mlp.down_proj.weight"):
         assert torch.equal(again.state_dict()[key], model.state_dict()[key])
@@ -254,13 +252,13 @@ def unreachable_hub(monkeypatch):
     monkeypatch.setattr(hub, "hub_cached", lambda name, filename="config.json": False)
 
 
-def test_an_offline_hub_name_fails_fast_with_a_clear_message(unreachable_hub):
-    t0 = time.perf_counter()
+def test_an_offline_hub_name_fails_fast_with_a_clear_message(unreachable_hub, monkeypatch):
+    # fast: no connection is attempted at all (transformers' retry loop took 140 s)
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: pytest.fail("tried the network offline"))
     with pytest.raises(CausalLMNotAvailable, match=r"'gpt2' is not a local folder .*pass that local folder path"):
         load_causal_lm("gpt2")
     with pytest.raises(CausalLMNotAvailable, match="offline"):
         causal_lm_info("HuggingFaceTB/SmolLM2-135M")
-    assert time.perf_counter() - t0 < 5
 
 
 def test_hf_hub_offline_is_honoured_without_a_connection_attempt(monkeypatch):
@@ -334,10 +332,8 @@ def test_a_cached_hub_name_loads_offline_without_any_network_call(tmp_path, monk
 
     monkeypatch.setattr(socket, "create_connection", no_network)
     assert hub.hub_cached("tempo-test/tiny-lm")
-    t0 = time.perf_counter()
     model, ltok = load_causal_lm("tempo-test/tiny-lm", device="cpu")
     info = causal_lm_info("tempo-test/tiny-lm")
-    assert time.perf_counter() - t0 < 30
     assert ltok("the cat").input_ids == tok("the cat").input_ids
     for (k, a), b in zip(small.state_dict().items(), model.state_dict().values()):
         assert torch.equal(a, b), k

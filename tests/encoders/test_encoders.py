@@ -1,7 +1,7 @@
 """The embedded default encoder, hub names offline, local paths, and metadata."""
 
 import os
-import time
+import socket
 
 import pytest
 import torch
@@ -39,10 +39,10 @@ def test_mlm_head_is_tied_and_its_absence_is_announced():
 
 def test_hub_name_offline_fails_fast_with_a_clear_message(monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    t0 = time.perf_counter()
+    # fast: no connection is attempted at all
+    monkeypatch.setattr(socket, "create_connection", lambda *a, **k: pytest.fail("tried the network offline"))
     with pytest.raises(EncoderNotAvailable, match="pass that local folder path"):
         load_encoder("bert-base-uncased")
-    assert time.perf_counter() - t0 < 5
 
 
 def test_local_path_works_like_a_name(tmp_path):
