@@ -349,11 +349,16 @@ def test_models_sharing_one_lm_do_not_keep_each_other_alive():
 
 def test_a_head_is_loaded_only_around_the_lm_it_was_saved_with(tmp_path):
     """save_head keeps everything but the LM; load_head refuses an LM of another vocabulary or width
-    (the head's offsets and bias would be read against the wrong tokens) and accepts the same one."""
+    (the head's offsets and bias would be read against the wrong tokens), or of the same shape with
+    other weights (a base model for its instruction-tuned version), and accepts the same one, also
+    loaded in another precision."""
     m = FutureLM.from_lm(tiny_gpt2(V), variant="freq", window=3, feature_dim=1, lstm_hidden=8,
                          token_ids=torch.arange(10))
     m.save_head(tmp_path / "h")
-    assert FutureLM.load_head(tmp_path / "h", tiny_gpt2(V, seed=1)).config.variant == "freq"
+    assert FutureLM.load_head(tmp_path / "h", tiny_gpt2(V)).config.variant == "freq"      # the same weights
+    assert FutureLM.load_head(tmp_path / "h", tiny_gpt2(V).to(torch.bfloat16)).config.variant == "freq"
     for other in (tiny_gpt2(80), tiny_gpt2(V, n_embd=32)):
         with pytest.raises(ValueError, match="trained around another LM.*Fix: load it around the LM it was saved with"):
             FutureLM.load_head(tmp_path / "h", other)
+    with pytest.raises(ValueError, match="another LM of the same shape.*Fix: load it around the LM it was saved with"):
+        FutureLM.load_head(tmp_path / "h", tiny_gpt2(V, seed=1))
