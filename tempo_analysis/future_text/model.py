@@ -145,7 +145,8 @@ def check_same_lm(saved: dict, given: dict, where, *, saved_fingerprint: str = "
         raise ValueError(f"{where}: this head was trained around another LM of the same shape (weights "
                          f"fingerprint {saved_fingerprint} there, {lm_fingerprint(lm)} here: e.g. a base model "
                          "instead of its instruction-tuned version). Fix: load it around the LM it was saved with "
-                         "(the checkpoint's own LM).")
+                         "(the checkpoint's own LM); if that is the one given, load it in float32 or bfloat16 "
+                         "(float16 rounds some weights differently).")
 
 
 class FutureLM(PreTrainedModel):
