@@ -42,6 +42,23 @@ def notebook_errors(nb) -> list[str]:
     return found
 
 
+def stderr_outputs(nb) -> list[str]:
+    """Every stderr stream output, as "cell N: its first line": what a lesson shows in pink.
+
+    A lesson prints its own notes on stdout; on stderr there should be nothing (no library warning,
+    no weight-loading bar), also when it reads `make demo`'s cache. The browser and headless tests
+    assert that this is empty."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text = out.get("text", "")
+                text = "".join(text) if isinstance(text, list) else text
+                lines = [line.strip() for line in text.splitlines() if line.strip()]
+                found.append(f"cell {index}: {(lines or [''])[0][:160]}")
+    return found
+
+
 def strip_widget_state(nb):
     """Drop saved ipywidgets state (metadata.widgets) so executed copies stay small and honest."""
     nb.metadata.pop("widgets", None)

@@ -38,6 +38,8 @@ def test_notebook_executes_without_errors(path, notebook_runs):
     code = [c for c in run.nb.cells if c.cell_type == "code" and c.source.strip()]
     assert code and all(c.execution_count for c in code), f"{path.name}: not every code cell ran"
     assert "widgets" not in run.nb.metadata, "widget state must not be stored"
+    chatter = nbx.stderr_outputs(run.nb)
+    assert not chatter, f"{path.name}: output on stderr (a warning or a loading bar in the lesson): {chatter}"
 
 
 @pytest.mark.parametrize("path", notebook_params())

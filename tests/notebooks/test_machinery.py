@@ -66,6 +66,9 @@ def test_traceback_on_stderr_counts_as_error(tmp_path):
     )
     run = nbx.execute_notebook(path, timeout=120)
     assert len(run.errors) == 1 and "Traceback on stderr: KeyError: 'k'" in run.errors[0]
+    # the lesson tests also refuse any stderr output (not an error, but pink chatter in a lesson)
+    chatter = nbx.stderr_outputs(run.nb)
+    assert len(chatter) == 2 and chatter[1].endswith("a harmless warning"), chatter
 
 
 def test_notebook_budget_times_out(tmp_path):
