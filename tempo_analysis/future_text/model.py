@@ -23,7 +23,6 @@ benchmarks/future_lm_step.py can time it.
 
 from __future__ import annotations
 
-import hashlib
 import weakref
 from os import PathLike, fspath
 from pathlib import Path
@@ -39,6 +38,7 @@ from tempo_analysis.causal_lm import cache_keyword, output_cache
 from tempo_analysis.causal_lm import load_causal_lm as _load_causal_lm
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, TrendLSTMBias, WindowLSTMBias, window_index
+from tempo_analysis.future_text.same_lm import check_same_lm, weights_fingerprint
 from tempo_analysis.future_text.settings import BIAS_KIND, FEATURE_KIND, VARIANTS
 
 __all__ = ["VARIANTS", "BIAS_KIND", "FEATURE_KIND", "FutureLMConfig", "FutureLM", "TemporalBiasProcessor",
@@ -69,7 +69,7 @@ class FutureLMConfig(PreTrainedConfig):
     history_first_year: int = 0        # the history table covers history_first_year ...
     history_num_years: int = 0         # ... for this many years (set by FutureLM.set_history)
     train_years: list | None = None    # years the model was trained on (metadata); None = []
-    lm_fingerprint: str = ""           # lm_fingerprint(lm) of the LM the head was saved around ("" = unknown)
+    lm_weights_fingerprint: str = ""   # same_lm.weights_fingerprint of the LM the head was saved around ("" = unknown)
 
     def __post_init__(self, **kwargs):
         if self.variant not in VARIANTS:
@@ -112,41 +112,6 @@ def _hidden_capture(model_ref):
         if model is not None:
             model._hidden = args[0]
     return capture
-
-
-# the fields of an LM's config that a saved head depends on (its offsets and adapter are sized by them)
-LM_SHAPE_KEYS = ("model_type", "vocab_size", "hidden_size", "n_embd", "num_hidden_layers", "n_layer")
-
-
-def lm_fingerprint(lm) -> str:
-    """A short hash of an LM's weights: a fixed sample of its input-embedding rows and its last parameter
-    (a final norm), rounded to bfloat16 first, so that the same weights loaded in float32 or bfloat16,
-    on any device, give the same fingerprint, and another LM of the same shape (a base model and its
-    instruction-tuned version) gives another."""
-    emb = lm.get_input_embeddings().weight
-    rows = emb[:: max(1, emb.shape[0] // 256)]
-    last = [p for _, p in lm.named_parameters()][-1]
-    digest = hashlib.sha256()
-    for t in (rows, last):
-        digest.update(t.detach().to("cpu", torch.float32).to(torch.bfloat16).to(torch.float32).numpy().tobytes())
-    return digest.hexdigest()[:16]
-
-
-def check_same_lm(saved: dict, given: dict, where, *, saved_fingerprint: str = "", lm=None) -> None:
-    """Refuse to put a head saved around one LM onto another (a head's offsets and adapter were trained
-    on that LM's states): the shape fields of the two configs must agree where both give them, and,
-    when the head recorded one, the weights' fingerprint (``lm_fingerprint``) too."""
-    differ = {k: (saved[k], given[k]) for k in LM_SHAPE_KEYS if k in saved and k in given and saved[k] != given[k]}
-    if differ:
-        said = ", ".join(f"{k} {a} there, {b} here" for k, (a, b) in differ.items())
-        raise ValueError(f"{where}: this head was trained around another LM ({said}). "
-                         "Fix: load it around the LM it was saved with (the checkpoint's own LM).")
-    if saved_fingerprint and lm is not None and lm_fingerprint(lm) != saved_fingerprint:
-        raise ValueError(f"{where}: this head was trained around another LM of the same shape (weights "
-                         f"fingerprint {saved_fingerprint} there, {lm_fingerprint(lm)} here: e.g. a base model "
-                         "instead of its instruction-tuned version). Fix: load it around the LM it was saved with "
-                         "(the checkpoint's own LM); if that is the one given, load it in float32 or bfloat16 "
-                         "(float16 rounds some weights differently).")
 
 
 class FutureLM(PreTrainedModel):
@@ -440,7 +405,7 @@ class FutureLM(PreTrainedModel):
         d = Path(directory)
         d.mkdir(parents=True, exist_ok=True)
         self.config.alpha = float(self.alpha.detach())
-        self.config.lm_fingerprint = lm_fingerprint(self.lm)
+        self.config.lm_weights_fingerprint = weights_fingerprint(self.lm)
         self.config.save_pretrained(d)
         state = {k: v.detach().cpu().contiguous() for k, v in self.state_dict().items() if not k.startswith("lm.")}
         save_file(state, str(d / "head.safetensors"))
@@ -452,7 +417,7 @@ class FutureLM(PreTrainedModel):
 
         d = Path(directory)
         cfg = FutureLMConfig.from_pretrained(d)
-        check_same_lm(cfg.lm_config, lm.config.to_dict(), d, saved_fingerprint=cfg.lm_fingerprint, lm=lm)
+        check_same_lm(cfg.lm_config, lm.config.to_dict(), d, saved_fingerprint=cfg.lm_weights_fingerprint, lm=lm)
         model = cls(cfg, lm=lm)
         state = load_file(str(d / "head.safetensors"))
         model.history = torch.zeros_like(state["history"])
