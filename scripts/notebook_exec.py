@@ -59,6 +59,59 @@ def stderr_outputs(nb) -> list[str]:
     return found
 
 
+def _numbers(value) -> list[float]:
+    """The numbers in a plotly JSON field: lists (nested), scalars, or a typed array ({"bdata", "dtype"})."""
+    if isinstance(value, dict) and "bdata" in value:
+        import base64
+
+        import numpy as np
+
+        return [float(x) for x in np.frombuffer(base64.b64decode(value["bdata"]), dtype=value.get("dtype", "f8"))]
+    if isinstance(value, (list, tuple)):
+        return [x for item in value for x in _numbers(item)]
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return [float(value)]
+    return []
+
+
+def _points(value) -> bool:
+    """Does a plotly JSON field hold at least one point (a number or a category, not null)?"""
+    if isinstance(value, dict) and "bdata" in value:
+        return bool(value["bdata"])
+    if isinstance(value, (list, tuple)):
+        return any(_points(item) for item in value)
+    return value is not None
+
+
+def _blank(fig: dict) -> bool:
+    """Empty axes: no annotation, no table cells, no scatter point, and every other trace's values all
+    zero or missing (bars of height 0, a heatmap of zeros)."""
+    if fig.get("layout", {}).get("annotations"):
+        return False
+    for trace in fig.get("data", []):
+        kind = trace.get("type", "scatter")
+        if kind == "table" and trace.get("cells", {}).get("values"):
+            return False
+        if kind.startswith("scatter") and (_points(trace.get("x", [])) or _points(trace.get("y", []))):
+            return False
+        for key in ("y", "z", "r", "values", "x"):
+            if any(v == v and v != 0 for v in _numbers(trace.get(key, []))):   # v == v: not NaN
+                return False
+    return True
+
+
+def blank_figures(nb) -> list[str]:
+    """Every plotly figure output that draws nothing (empty axes, no note saying why), as "cell N: title"."""
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for out in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            fig = out.get("data", {}).get("application/vnd.plotly.v1+json")
+            if fig and _blank(fig):
+                title = fig.get("layout", {}).get("title") or {}
+                found.append(f"cell {index}: {title.get('text', '(untitled)') if isinstance(title, dict) else title}")
+    return found
+
+
 def strip_widget_state(nb):
     """Drop saved ipywidgets state (metadata.widgets) so executed copies stay small and honest."""
     nb.metadata.pop("widgets", None)

@@ -160,6 +160,8 @@ def test_notebook_runs_in_jupyterlab(path, lab, notebook_runs, record_property):
     assert not saved_errors, f"{path.name}: error output in the notebook saved by JupyterLab: {saved_errors}"
     chatter = nbx.stderr_outputs(saved)   # this run reads the cache: loading a saved model must be quiet too
     assert not chatter, f"{path.name}: output on stderr in JupyterLab (a warning or a loading bar): {chatter}"
+    blank = nbx.blank_figures(saved)
+    assert not blank, f"{path.name}: a figure with empty axes and no note saying why, in JupyterLab: {blank}"
     code = [c for c in saved.cells if c.cell_type == "code" and c.source.strip()]
     assert all(c.execution_count for c in code), f"{path.name}: not every code cell ran in JupyterLab"
     assert state["plotly_svgs"] > 0, f"{path.name}: no plotly figure rendered in JupyterLab ({state})"

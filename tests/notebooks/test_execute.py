@@ -40,6 +40,8 @@ def test_notebook_executes_without_errors(path, notebook_runs):
     assert "widgets" not in run.nb.metadata, "widget state must not be stored"
     chatter = nbx.stderr_outputs(run.nb)
     assert not chatter, f"{path.name}: output on stderr (a warning or a loading bar in the lesson): {chatter}"
+    blank = nbx.blank_figures(run.nb)
+    assert not blank, f"{path.name}: a figure with empty axes and no note saying why: {blank}"
 
 
 @pytest.mark.parametrize("path", notebook_params())

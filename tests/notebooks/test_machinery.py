@@ -203,3 +203,23 @@ def test_kernel_channel_polls_in_slices_so_a_missed_wakeup_is_not_a_hang():
     _poll_in_slices(late, step=0.1)
     with pytest.raises(Empty):  # the caller's timeout still holds
         asyncio.run(late.get_msg(timeout=0.35))
+
+
+def test_blank_figures_are_found():
+    """A chart with nothing on its axes is flagged, unless an annotation says why; data or a table is not."""
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    zeros = go.Figure(go.Bar(x=["0", "1"], y=[0, 0]))
+    noted = go.Figure(go.Bar(x=["0", "1"], y=[0, 0])).add_annotation(text="nothing spread", showarrow=False)
+    drawn = go.Figure(go.Bar(x=["0", "1"], y=[0, 3]))
+    typed = go.Figure(go.Scatter(x=np.arange(3.0), y=np.array([0.0, 0.5, 1.0])))   # typed arrays in the JSON
+    table = go.Figure(go.Table(cells=dict(values=[["a", "b"]])))
+    categories = go.Figure(go.Scatter(x=["2023-06-16 10:00:00"], y=["t000"], mode="markers"))   # points, no numbers
+    nothing = go.Figure(go.Scatter(x=[], y=[]))
+    cells = [nbformat.v4.new_code_cell("") for _ in range(7)]
+    for cell, fig in zip(cells, (zeros, noted, drawn, typed, table, categories, nothing)):
+        cell.outputs = [nbformat.v4.new_output("display_data",
+                                               data={"application/vnd.plotly.v1+json": json.loads(pio.to_json(fig))})]
+    nb = nbformat.v4.new_notebook(cells=cells)
+    assert nbx.blank_figures(nb) == ["cell 0: (untitled)", "cell 6: (untitled)"]
