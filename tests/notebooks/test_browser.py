@@ -11,6 +11,8 @@ status bar's "Idle", click Run -> Run All Cells, check that cells really started
 until every code cell has an execution count and the kernel is Idle again, then assert:
 - no error output: no stderr output area holding a Traceback or an "XxxError:" line, and, after
   saving the notebook from the browser, no error output in the saved file;
+- nothing on stderr (no library warning, no weight-loading bar: this run reads the cache) and no
+  figure with empty axes that does not say why (notebook_exec.stderr_outputs, .blank_figures);
 - at least one plotly figure rendered (an SVG inside .js-plotly-plot), via plotly's JupyterLab
   mime renderer that ships in the `plotly` package (offline; no CDN);
 - at least one ipywidget view rendered (.jupyter-widgets), none showing "Error displaying widget";
