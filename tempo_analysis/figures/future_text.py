@@ -93,10 +93,13 @@ def side_by_side(left: Sequence[str], right: Sequence[str], words: Sequence[str]
         # textwrap keeps every character (a regex wrap dropped the pieces of a word longer than 70)
         return "<br>".join(highlight(line, words) for line in textwrap.wrap(t, 70, break_long_words=True)) if t else ""
 
+    left_cells, right_cells = [cell(t) for t in L], [cell(t) for t in R]
     fig = go.Figure(go.Table(columnwidth=[1, 1], header=dict(values=head, align="left"),
-                             cells=dict(values=[[cell(t) for t in L], [cell(t) for t in R]], align="left")))
+                             cells=dict(values=[left_cells, right_cells], align="left")))
+    # as tall as the wrapped lines need (about 18 px a line, 14 px of padding a row): no empty band below
+    lines = [max(a.count("<br>") + 1, b.count("<br>") + 1) for a, b in zip(left_cells, right_cells)]
     fig.update_layout(title=title or "Generated texts (trending words highlighted)", margin=dict(l=10, r=10, t=40, b=10),
-                      height=180 + 120 * n)
+                      height=40 + 10 + 32 + sum(18 * k + 14 for k in lines) + 16)
     return fig
 
 

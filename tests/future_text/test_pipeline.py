@@ -237,6 +237,10 @@ def test_figures_to_dict(exp):
     url = "see https://github.com/" + "x" * 80 + " for the code"          # a word longer than a line
     kept = figs.side_by_side([url], [""], []).to_dict()["data"][0]["cells"]["values"][0][0]
     assert kept.replace("<br>", "").replace(" ", "") == url.replace(" ", "")
+    # the figure is as tall as its wrapped lines: one short row leaves no empty band, long rows are not cut
+    one_line = figs.side_by_side(["a short text"], ["another"], []).to_dict()["layout"]["height"]
+    five_lines = figs.side_by_side(["word " * 70] * 3, [""] * 3, []).to_dict()["layout"]["height"]
+    assert one_line < 160 and five_lines >= 3 * (5 * 16 + 10) + 60
     c = figs.bias_change(["a", "b"], [0.0, 1.0], [0.5, 2.0]).to_dict()
     assert [tr["name"] for tr in c["data"]] == ["before", "after"]
     with pytest.raises(ValueError, match="metric="):
