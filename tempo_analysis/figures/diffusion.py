@@ -9,6 +9,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from tempo_analysis.figures.tables import table_figure, wrap_text
+
 
 def graph_layout(graph: nx.Graph, seed: int = 0) -> dict:
     """Seeded spring layout {node: (x, y)} (isolated nodes included), started from the Kamada-Kawai
@@ -282,11 +284,12 @@ def variable_words_table(table: pd.DataFrame, title: str = "Most variable words 
     missing = [c for c in cols if c not in table.columns]
     if missing:
         raise ValueError(f"variable_words_table: columns {missing} missing; pass sim_table(...)[0].")
-    fmt = {"sigma_sim": "{:.4f}", "mean_sim": "{:.4f}"}
-    values = [[fmt[c].format(v) if c in fmt else v for v in table[c]] for c in cols]
-    fig = go.Figure(go.Table(
-        header=dict(values=["word", "σ_sim", "mean sim", "context (sim > mean)", "example", "context (sim < mean)",
-                            "example"], align="left", fill_color="#264653", font=dict(color="white")),
-        cells=dict(values=values, align="left")))
-    fig.update_layout(title=title, height=120 + 60 * len(table))
-    return fig
+    def cell(column, value):   # numbers to 4 decimals, the example sentences wrapped to fit a laptop's width
+        if column in ("sigma_sim", "mean_sim"):
+            return f"{value:.4f}"
+        return wrap_text(value, 30) if column.endswith("_text") else value
+
+    return table_figure(["word", "σ_sim", "mean sim", "context<br>(sim > mean)", "example", "context<br>(sim < mean)",
+                         "example"], [[cell(c, v) for v in table[c]] for c in cols], title=title,
+                        columnwidth=[1, 1, 1, 1.5, 3, 1.5, 3],
+                        header_style=dict(fill_color="#264653", font=dict(color="white")))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import html
 import re
-import textwrap
 from typing import Sequence
 
 import pandas as pd
 import plotly.graph_objects as go
+
+from tempo_analysis.figures.tables import table_figure, wrap_text
 
 PALETTE = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#17becf", "#7f7f7f"]
 
@@ -46,10 +47,7 @@ def variants_table(results: pd.DataFrame, title: str = "Variants: perplexity and
     for c in df.columns:
         if pd.api.types.is_float_dtype(df[c]):
             df[c] = df[c].round(3)
-    fig = go.Figure(go.Table(header=dict(values=[f"<b>{c}</b>" for c in df.columns], align="left"),
-                             cells=dict(values=[df[c].tolist() for c in df.columns], align="left")))
-    fig.update_layout(title=title, margin=dict(l=10, r=10, t=40, b=10))
-    return fig
+    return table_figure([f"<b>{c}</b>" for c in df.columns], [df[c].tolist() for c in df.columns], title=title)
 
 
 def metric_bars(results: pd.DataFrame, metric: str = "test_content_ppl", reference: str = "baseline") -> go.Figure:
@@ -90,17 +88,10 @@ def side_by_side(left: Sequence[str], right: Sequence[str], words: Sequence[str]
 
     head = [f"<b>{titles[0]}</b> ({count(L)} trending words)", f"<b>{titles[1]}</b> ({count(R)} trending words)"]
     def cell(t):  # wrap the plain text at ~70 characters, then highlight line by line
-        # textwrap keeps every character (a regex wrap dropped the pieces of a word longer than 70)
-        return "<br>".join(highlight(line, words) for line in textwrap.wrap(t, 70, break_long_words=True)) if t else ""
+        return "<br>".join(highlight(line, words) for line in wrap_text(t, 70).split("<br>")) if t else ""
 
-    left_cells, right_cells = [cell(t) for t in L], [cell(t) for t in R]
-    fig = go.Figure(go.Table(columnwidth=[1, 1], header=dict(values=head, align="left"),
-                             cells=dict(values=[left_cells, right_cells], align="left")))
-    # as tall as the wrapped lines need (about 18 px a line, 14 px of padding a row): no empty band below
-    lines = [max(a.count("<br>") + 1, b.count("<br>") + 1) for a, b in zip(left_cells, right_cells)]
-    fig.update_layout(title=title or "Generated texts (trending words highlighted)", margin=dict(l=10, r=10, t=40, b=10),
-                      height=40 + 10 + 32 + sum(18 * k + 14 for k in lines) + 16)
-    return fig
+    return table_figure(head, [[cell(t) for t in L], [cell(t) for t in R]], columnwidth=[1, 1],
+                        title=title or "Generated texts (trending words highlighted)")
 
 
 def bias_change(tokens: Sequence[str], before: Sequence[float], after: Sequence[float],

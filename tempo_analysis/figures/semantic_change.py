@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from tempo_analysis.figures.tables import table_figure
+
 PERIOD_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
 
 
@@ -138,9 +140,5 @@ def neighbours_table(neighbours: dict, *, word: str) -> go.Figure:
     cols = [[w for w, _ in neighbours[p]] for p in periods]
     k = max((len(c) for c in cols), default=0)
     cols = [c + [""] * (k - len(c)) for c in cols]
-    header_h, row_h, top, bottom = 30, 24, 60, 20   # fixed sizes, so the height fits every row (none clipped)
-    fig = go.Figure(go.Table(header=dict(values=[f"nearest words in “{p}”" for p in periods], height=header_h),
-                             cells=dict(values=cols, height=row_h)))
-    fig.update_layout(title=f"“{word}”: nearest words per period", margin=dict(t=top, b=bottom),
-                      height=top + bottom + header_h + row_h * max(k, 1) + 12)
-    return fig
+    return table_figure([f"nearest words in “{p}”" for p in periods], cols,
+                        title=f"“{word}”: nearest words per period")

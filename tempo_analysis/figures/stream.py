@@ -19,6 +19,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from tempo_analysis.figures.tables import table_figure
+
 PALETTE = ["#4C78A8", "#F58518", "#E45756", "#72B7B2", "#54A24B", "#EECA3B", "#B279A2", "#FF9DA6"]
 NO_CHANGE = ("O", "no_switch", "N-Sw")
 
@@ -126,10 +128,8 @@ def results_table(results: dict, label_names, title: str = "F1 (%)", reference: 
             cells.append("" if model == reference else f"{100 * (m['mean'] - ref):+.1f}")
         rows.append(cells)
     header = ["model"] + list(label_names) + ["macro-F1"] + (["Δ macro"] if ref is not None else [])
-    fig = go.Figure(go.Table(header=dict(values=header, fill_color="#E8EEF6", align="left"),
-                             cells=dict(values=[list(c) for c in zip(*rows)], align="left")))
-    fig.update_layout(title=title, height=80 + 30 * (len(rows) + 1), margin=dict(t=40, b=10, l=10, r=10))
-    return fig
+    columns = [[r[i] for r in rows] for i in range(len(header))]
+    return table_figure(header, columns, title=title, header_style=dict(fill_color="#E8EEF6"))
 
 
 def confusion_heatmap(confusion, label_names, title: str = "confusion matrix (rows = truth)") -> go.Figure:
