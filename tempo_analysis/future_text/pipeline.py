@@ -34,8 +34,6 @@ Training skips the first training year's documents (its bias has no previous yea
 from __future__ import annotations
 
 import copy
-import gzip
-import json
 import re
 from dataclasses import KW_ONLY, dataclass, field
 from pathlib import Path
@@ -44,11 +42,9 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import torch
-from transformers import AutoModelForCausalLM, AutoTokenizer, GPT2Config, GPT2LMHeadModel
+from transformers import GPT2Config, GPT2LMHeadModel
 
 from tempo_analysis.causal_lm import load_causal_lm, pick_device
-from tempo_analysis.encoders import quiet_transformers
-from tempo_analysis.hub import ModelNotAvailable, is_path_like
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.data.yearly import yearly_frame
 from tempo_analysis.figures import future_text as figures
@@ -60,6 +56,7 @@ from tempo_analysis.future_text.frequency import FrequencyTable
 from tempo_analysis.future_text.generation import generate_texts
 from tempo_analysis.future_text.metrics import content_meteor, perplexity_report
 from tempo_analysis.future_text.model import FutureLM
+from tempo_analysis.future_text.saved_run import META, local_lm_path, read_run, write_run  # noqa: F401 (META re-exported)
 from tempo_analysis.future_text.settings import (ALPHA_GRID, FEATURE_KIND, VARIANTS, WINDOW_VARIANTS,
                                                  FutureTextSettings, GenerationSettings, default_settings)
 from tempo_analysis.future_text.splits import complete_split, split_years
@@ -70,8 +67,6 @@ from tempo_analysis.training import TrainConfig, Trainer
 
 __all__ = ["FutureTextModel", "FutureTextSettings", "GenerationSettings", "default_settings", "small_gpt2"]
 
-META = "future_text.json"          # the facade's settings, split and model names in a saved folder
-FORMAT_VERSION = 3
 ABSTRACT_INSTRUCTION = "Write the abstract of a natural language processing research paper."
 DOC_TOKEN = "<|endoftext|>"        # document boundary (BOS = EOS) when the tokenizer has it (GPT-2, SmolLM2)
 
@@ -494,35 +489,8 @@ class FutureTextModel:
         tempo_analysis did not write is refused unless ``overwrite=True``.
         """
         with atomic_output_dir(directory, overwrite=overwrite, kind="future-text-run") as tmp:
-            self._write(tmp, info)
+            write_run(self, tmp, info)
         return Path(directory)
-
-    def _write(self, d: Path, info: dict | None) -> None:
-        (d / "models").mkdir(parents=True, exist_ok=True)
-        settings = self.settings.to_dict()
-        if getattr(self, "lm_path_", None) and self.lm is None and self.settings.lm != "tiny":
-            settings["lm"] = self.lm_path_      # a local LM folder: its absolute path, so the run loads from anywhere
-        meta = {"format_version": FORMAT_VERSION, "settings": settings, "variants": list(self.variants),
-                "dev_year": self.dev_year, "test_year": self.test_year,
-                "train_years": list(self.train_years) if self.train_years is not None else None,
-                "dev_year_": self.dev_year_, "test_year_": self.test_year_, "train_years_": self.train_years_,
-                "models": list(self.models_), "histories": self.histories_, "info": info or {}}
-        with gzip.open(d / "frame.json.gz", "wt", encoding="utf-8") as fh:
-            json.dump({c: self.frame_[c].tolist() for c in ("doc_id", "year", "text")}, fh)
-        self.tokenizer_.save_pretrained(d)
-        self.freq_table_.save(d / "frequency_table.safetensors")
-        if self.context_table_ is not None:
-            self.context_table_.save(d / "context_table.safetensors")
-        for name, model in self.models_.items():
-            model.save_head(d / "models" / name)
-        if self.settings.lm == "tiny" or self.lm is not None:
-            self.base_.save_pretrained(d / "base_lm")
-            self.tokenizer_.save_pretrained(d / "base_lm")
-        if self.trend_truth_ is not None:
-            self.trend_truth_.to_csv(d / "trend_truth.csv", index=False)
-        if self.results_ is not None:
-            self.results_.to_csv(d / "results.csv", index=False)
-        (d / META).write_text(json.dumps(meta, indent=2))
 
     @classmethod
     def load(cls, directory, *, lm: str | None = None) -> "FutureTextModel":
@@ -533,66 +501,4 @@ class FutureTextModel:
         ``future-text evaluate``/``generate``) replaces it, for a run whose LM folder has moved: it must
         be the same LM (a head saved around another LM is refused), and a run that holds its own LM
         (``"tiny"``, in ``base_lm/``) refuses it."""
-        d = Path(directory)
-        if not (d / META).is_file():
-            raise FileNotFoundError(f"{d} has no {META}; pass a folder written by FutureTextModel.save "
-                                    "(or `tempo-analysis future-text train --out DIR`)")
-        meta = json.loads((d / META).read_text())
-        if meta.get("format_version") != FORMAT_VERSION:
-            raise ValueError(f"{d}: format_version {meta.get('format_version')} is not {FORMAT_VERSION}; "
-                             "train it again with this version")
-        settings = FutureTextSettings(**{**meta["settings"], "last_n": tuple(meta["settings"]["last_n"])})
-        train_years = tuple(meta["train_years"]) if meta["train_years"] is not None else None
-        self = cls(settings, variants=tuple(meta["variants"]), dev_year=meta["dev_year"], test_year=meta["test_year"],
-                   train_years=train_years)
-        with gzip.open(d / "frame.json.gz", "rt", encoding="utf-8") as fh:
-            frame = pd.DataFrame(json.load(fh))
-        tok = AutoTokenizer.from_pretrained(d, local_files_only=True)
-        base = None
-        if (d / "base_lm" / "config.json").is_file():
-            if lm is not None:
-                raise ValueError(f"lm={lm!r} (--lm) does not apply to {str(d)!r}: the run holds its own LM (base_lm/, "
-                                 "the 'tiny' LM trained with it). Fix: drop it.")
-            with quiet_transformers():
-                base = AutoModelForCausalLM.from_pretrained(d / "base_lm", local_files_only=True).eval()
-        else:
-            base = _checkpoint_lm(d, settings.lm, lm, pick_device(settings.device))
-            self.lm_path_ = local_lm_path(settings.lm if lm is None else lm)
-        self._setup(frame, tokenizer=tok, freq_table=FrequencyTable.load(d / "frequency_table.safetensors"),
-                    base=base)
-        if (d / "context_table.safetensors").is_file():
-            self.context_table_ = ContextTable.load(d / "context_table.safetensors")
-        self.models_ = {name: FutureLM.load_head(d / "models" / name, self.base_).to(self.device_)
-                        for name in meta["models"]}
-        self.histories_ = meta.get("histories", {})
-        self.adapter_choice_ = self.histories_.get("baseline", {}).get("adapter_choice")
-        self.adapter_rank_ = (next(iter(self.models_.values())).config.adapter_rank if self.models_
-                              else settings.adapter_rank)
-        truth = d / "trend_truth.csv"
-        self.trend_truth_ = pd.read_csv(truth) if truth.is_file() else None
-        results = d / "results.csv"
-        self.results_ = pd.read_csv(results) if results.is_file() else None
-        return self
-
-
-def local_lm_path(name) -> str | None:
-    """The absolute path of ``name`` when it is a local LM folder (not ``"default"`` or ``"tiny"``), else None."""
-    if not isinstance(name, (str, Path)) or str(name) in ("default", "tiny"):
-        return None
-    path = Path(name).expanduser()
-    return str(path.resolve()) if path.is_dir() else None
-
-
-def _checkpoint_lm(d: Path, stored: str, override: str | None, device):
-    """The frozen LM a saved run was trained on (``stored``, from its settings), or ``override``."""
-    fix = ("Fix: pass the folder of that same LM with --lm DIR (`tempo-analysis future-text evaluate` / `generate`) "
-           "or FutureTextModel.load(run, lm=DIR)")
-    if override is not None:
-        return load_causal_lm(override, device=device, what="Causal LM (lm=)")[0]
-    if stored not in ("default", "tiny") and is_path_like(stored) and not Path(stored).expanduser().is_dir():
-        raise ModelNotAvailable(f"{str(d)!r}: the LM this checkpoint was trained on ({stored}) is missing. {fix}.")
-    try:
-        return load_causal_lm(stored, device=device)[0]
-    except ModelNotAvailable as e:
-        raise ModelNotAvailable(f"{str(d)!r}: cannot load the LM this checkpoint was trained on ({stored!r}): {e} "
-                                f"{fix}.") from None
+        return read_run(cls, directory, lm=lm)
