@@ -204,7 +204,10 @@ if freq_name is not None:
     response = cached("04_future_text-trend", {**params, "model": freq_name, "inject": INJECT, "factor": 8.0,
                                                "n": N_WHATIF, "settings": widget_settings.to_dict()},
                       lambda: trend_response(future, freq_name, INJECT, factor=8.0, n=N_WHATIF, settings=widget_settings))
-    display(response["table"].round(4))
+    shown = ["word", "bias_before", "bias_after", "prob_ratio", "expected_ratio", "count_before", "count_after", "ratio"]
+    display(response["table"][shown].round(3))
+    for w, text in zip(response["table"]["word"], response["table"]["text_after"]):
+        print(f"with the injected trend, a generated text for '{w}': {text}")
     print(f"forecast probability ratio: {response['prob_response']:.2f} in the real dev texts, "
           f"{response['expected_response']:.2f} in the generated ones; trend_response (occurrences per generated "
           f"token) = {response['trend_response']:.2f} over {response['evidence']} of {len(INJECT)} words, "
@@ -216,7 +219,7 @@ if freq_name is not None:
                     "future_text.trend_prob_ratio": round(response["prob_response"], 4),
                     "future_text.trend_expected_ratio": round(response["expected_response"], 4),
                     "future_text.trend_bias_rise": round(float(rise), 4)})
-record_summary(summary, notebook="04_future_text")
+recorded = record_summary(summary, notebook="04_future_text")   # into build/summary.json
 
 # %% [markdown]
 # **Try it:** pick the target year and the bias strength α (0 = no temporal bias) and regenerate;
