@@ -8,7 +8,8 @@ from scipy import stats
 from tempo_analysis.data import TargetUsage
 from tempo_analysis.evaluation.ranking import binary_accuracy, correlate, rank_table
 from tempo_analysis.semantic_change.extraction import TargetVectors
-from tempo_analysis.semantic_change.scoring import cosine_distance, layer_average, score_pair, score_words, zscore
+from tempo_analysis.semantic_change.scoring import (check_layers, cosine_distance, layer_average, score_pair, score_words,
+                                                    zscore)
 
 
 def test_cosine_distance_not_euclidean():
@@ -28,6 +29,8 @@ def test_prt_apd_and_within_correction():
     assert score_pair(same_mix, same_mix, "apd") == pytest.approx(0.5)
     assert score_pair(same_mix, same_mix, "apd-within") == pytest.approx(0.5 - 2 / 3)
     assert score_pair(np.array([e1, e1]), np.array([e2, e2]), "apd-within") == pytest.approx(1.0)
+    # two usages are enough for a within-period distance: here 1 in each period, so 0.5 - 1
+    assert score_pair(np.array([e1, e2]), np.array([e1, e2]), "apd-within") == pytest.approx(-0.5)
     # PRT counts each usage equally whatever its norm
     A = np.array([100 * e1, e2])
     assert score_pair(A, np.array([e2]), "prt") == pytest.approx(cosine_distance(np.array([.5, .5, 0]), e2))
@@ -57,6 +60,21 @@ def test_layer_average_and_zscore():
     Z = zscore(X)
     np.testing.assert_allclose(Z.mean(0), 0, atol=1e-12)
     np.testing.assert_allclose(Z.std(0), 1, atol=1e-12)
+    X[:, 2] = 7.0                                                     # a constant dimension: centred, not divided by 0
+    Z = zscore(X)
+    assert np.isfinite(Z).all() and np.allclose(Z[:, 2], 0.0)
+
+
+def test_check_layers_accepts_every_layer_the_encoder_has_and_refuses_the_rest():
+    check_layers(6, 6)                                  # all six layers
+    check_layers(1, 6)
+    check_layers([0, 3, 6], 6)                          # 0 = the embedding output, 6 = the last layer
+    for bad in (0, 7):
+        with pytest.raises(ValueError, match="between 1 and the encoder's 6 layers"):
+            check_layers(bad, 6)
+    for bad in ([-1, 2], [2, 7]):
+        with pytest.raises(ValueError, match="numbered 0 \\(embeddings\\) to 6"):
+            check_layers(bad, 6)
 
 
 def make_tv(n=8, seed=0, D=6, missing_word=None):
@@ -79,7 +97,7 @@ def make_tv(n=8, seed=0, D=6, missing_word=None):
 def test_score_words_ranks_the_moved_word_first(scorer):
     df = score_words(make_tv(), ["old", "new"], scorer=scorer, layers=2)
     assert df.iloc[0]["word"] == "moved" and df.iloc[0]["rank"] == 1
-    assert set(df.columns) >= {"word", "score", "rank", "n_old", "n_new", "note"}
+    assert list(df.columns) == ["word", "score", "rank", "n_old", "n_new", "note"]
     assert df.attrs["scorer"] == scorer and df.attrs["layers"] == 2
 
 
@@ -101,6 +119,14 @@ def test_seeded_subsample():
     pd.testing.assert_frame_equal(a, b)
     assert (a["n_old"] == 5).all()
     assert not np.allclose(a.set_index("word")["score"], c.set_index("word")["score"])
+    # a subsample draws distinct usages: 8 of 10 mutually orthogonal usages per period have every
+    # within-period distance 1, and every distance across periods is 1, so APD-within is exactly 0
+    eye = np.eye(20, dtype=np.float32)
+    usages = [TargetUsage("w", p, "a w here", 2, 3) for p in ("old", "new") for _ in range(10)]
+    distinct = TargetVectors(np.stack([np.stack([eye[i]] * 2) for i in range(20)]), usages, [0, 1],
+                             np.ones(20, int), np.zeros(20, bool))
+    assert score_words(distinct, ["old", "new"], scorer="apd-within", n=8, layers=1)["score"].iloc[0] == \
+        pytest.approx(0.0, abs=1e-6)
     # a word's subsample is its own: scoring it alone or beside the other targets gives the same score
     alone = score_words(tv, ["old", "new"], n=5, seed=3, layers=1, words=["still"])
     assert alone.set_index("word").loc["still", "score"] == a.set_index("word").loc["still", "score"]
