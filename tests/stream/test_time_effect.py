@@ -81,6 +81,35 @@ def test_gap_what_if_agrees_with_what_if_and_keeps_the_first_post_fixed(models, 
         te.gap_what_if(clf, test, ["nope"], [1.0])
     with pytest.raises(ValueError, match=">= 0"):
         te.gap_what_if(clf, test, [post], [-1.0])
+    with pytest.raises(ValueError, match=">= 0"):
+        te.gap_what_if(clf, test, [post], [5.0, -1.0])          # one negative gap among others
+    assert te.gap_what_if(clf, test, [post], [0.0]).shape == (1, 1)   # two posts at the same second
+
+
+def test_gap_what_if_at_each_posts_real_gap_is_the_models_own_prediction(models, data):
+    """The window copy a what-if edits is the window the model reads: for every post (a timeline's
+    first posts, the window's edges, the first post of a later timeline), setting its gap to the real
+    one must give the model's own p(change)."""
+    _, test = data
+    clf = models["tempoformer"]
+    df = test.df.reset_index(drop=True)
+    own = te.change_probability(clf.predict_proba(test), clf.label_names_)
+    real = df.groupby("timeline_id", sort=False)["seconds"].diff().fillna(0.0).to_numpy()
+    moved = [te.gap_what_if(clf, test, [pid], [real[i]])[0, 0] for i, pid in enumerate(df["post_id"])]
+    np.testing.assert_allclose(moved, own, atol=1e-5)
+
+
+def test_change_posts_are_the_labelled_switches(data):
+    _, test = data
+    assert te.change_posts(test) == test.df.loc[test.df["label"] == "IS", "post_id"].tolist()
+    assert te.change_posts(test)                                       # the fixture has some
+
+
+def test_world_change_kinds_needs_the_worlds_change_kind_column():
+    truth = pd.DataFrame({"post_id": [1, 2], "change_kind": ["none", "time"]})
+    assert te.world_change_kinds(truth).to_dict() == {"1": "none", "2": "time"}
+    with pytest.raises(ValueError, match="regenerate it"):
+        te.world_change_kinds(truth.drop(columns="change_kind"))
 
 
 def test_change_probability_and_no_change_label():
