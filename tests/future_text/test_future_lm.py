@@ -8,7 +8,7 @@ import torch
 
 from tempo_analysis.causal_lm import output_cache
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.future_text.bias import lstm_last_hidden, window_index, windows
+from tempo_analysis.future_text.bias import TrendLSTMBias, lstm_last_hidden, window_index, windows
 from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
 
 from .conftest import tiny_gpt2
@@ -51,8 +51,9 @@ def test_unrolled_lstm_matches_nn_lstm():
     torch.testing.assert_close(lstm_last_hidden(lstm, x), h[-1])
 
 
-@pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context", 4)])
+@pytest.mark.parametrize("variant,fdim", [("freq", 1), ("context", 4), ("context", 40)])
 def test_bias_of_token_v_is_lstm_over_its_own_history(variant, fdim):
+    # fdim 40 > 4 x the LSTM's 8 units: wide features take the path that projects each history row once
     m = make(variant, fdim, monotone_trend=False)          # the unconstrained LSTM: nn.LSTM is the reference
     year = 2004
     bias = m.year_terms([year])[0]                                       # [V]
@@ -64,6 +65,24 @@ def test_bias_of_token_v_is_lstm_over_its_own_history(variant, fdim):
         if variant == "freq":                     # + the linear skip on the last year's centred feature
             want = want + torch.nn.functional.softplus(m.bias.skip) * (m.history[year - FIRST - 1, v, 0] - m.feature_mean[0])
         torch.testing.assert_close(bias[v], want)
+
+
+@pytest.mark.parametrize("variant", ["context", "context2"])
+def test_an_untrained_context_bias_leaves_the_lm_as_it_is(variant):
+    """A = 0 (Context) and D = 0 (Context^2, eq. 10 has no bias term): before training, the model is the plain LM."""
+    torch.manual_seed(0)
+    m = FutureLM.from_lm(tiny_gpt2(V), variant=variant, window=3, feature_dim=4, lstm_hidden=8)
+    m.set_history(np.random.default_rng(0).standard_normal((Y, V, 4)).astype("float32"), FIRST)
+    ids = torch.randint(1, V, (2, 7))
+    with torch.no_grad():
+        torch.testing.assert_close(m.eval()(ids, years=[2004, 2005]).logits, m.lm(ids).logits)
+
+
+def test_the_frequency_bias_defaults_are_the_documented_ones():
+    """docs/methods/future_text.md: a monotone LSTM by default, and a linear skip of slope 1 at the start."""
+    b = TrendLSTMBias()
+    assert b.monotone
+    assert torch.nn.functional.softplus(b.skip).item() == pytest.approx(1.0)
 
 
 def test_monotone_frequency_bias_is_its_own_tokens_monotone_lstm():
