@@ -53,6 +53,32 @@ def test_folds_never_split_a_timeline():
         timeline_folds(tl, 20)
 
 
+def test_fold_settings_at_their_bounds():
+    tl = make_timelines(n_timelines=4, n_posts=(3, 4))
+    one_each = timeline_folds(tl, k=4, dev_fraction=0.5)              # as many folds as timelines
+    assert [len(sp.test) for sp in one_each] == [1, 1, 1, 1]
+    assert all(sp.dev and sp.train for sp in one_each)                # dev never takes the whole rest
+    assert all(len(sp.train) == 1 for sp in timeline_folds(tl, k=2, dev_fraction=0.9))
+    assert all(sp.dev == [] for sp in timeline_folds(tl, k=2, dev_fraction=0.0))   # 0: no dev split
+    for k in (1, 2.5):
+        with pytest.raises(ValueError, match="integer >= 2"):
+            timeline_folds(tl, k)
+    for bad in (1.0, -0.1):
+        with pytest.raises(ValueError, match=r"must be in \[0, 1\)"):
+            timeline_folds(tl, 2, dev_fraction=bad)
+
+
+def test_cross_validate_runs_only_the_listed_folds():
+    tl = make_timelines(n_timelines=6, n_posts=(4, 5))
+    run = lambda ids: cross_validate(lambda s: PriorRandomClassifier(seed=s), tl, folds=3, fold_ids=ids,  # noqa: E731
+                                     progress=False)
+    assert [r["fold"] for r in run([0])["runs"]] == [0]                # fold 0 is a fold like any other
+    assert [r["fold"] for r in run([2, 0])["runs"]] == [0, 2]
+    for bad in ([], [-1], [3]):
+        with pytest.raises(ValueError, match=r"folds are numbered 0\.\.2"):
+            run(bad)
+
+
 def test_cross_validate_refuses_a_test_label_that_no_training_fold_has():
     """A label found in one timeline only: the fold that tests that timeline has never trained on it,
     so cross-validation stops with a DataError naming the posts, instead of scoring an unlearnable class."""
