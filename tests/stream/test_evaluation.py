@@ -1,5 +1,7 @@
 """Metrics, timeline-level folds and the cross-validation protocol."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -107,3 +109,21 @@ def test_cross_validate_and_aggregate():
     assert "macro-F1" in table and "random" in table
     one = aggregate(res["runs"][:1], ["no", "yes"])
     assert one["macro_f1"]["std"] == 0.0
+    lines = table.splitlines()                                         # each column as wide as its widest cell
+    cells = [re.split(r"\s{2,}", line.strip()) for line in (lines[0], lines[2])]
+    assert [len(d) for d in lines[1].split()] == [max(len(a), len(b)) for a, b in zip(*cells)]
+
+
+def test_aggregate_over_seeds_averages_each_seeds_folds_first():
+    f1 = {"no": 0.5, "yes": 0.5}
+    runs = [dict(seed=s, fold=f, macro_f1=m, f1=f1, confusion=[[1, 0], [0, 1]])
+            for s, f, m in [(0, 0, 0.2), (0, 1, 0.4), (1, 0, 0.6), (1, 1, 1.0)]]
+    over = aggregate(runs, ["no", "yes"])["macro_f1_over_seeds"]
+    assert over["mean"] == pytest.approx(0.55) and over["std"] == pytest.approx(np.std([0.3, 0.8], ddof=1))
+
+
+def test_cross_validate_needs_labels():
+    tl = make_timelines(n_timelines=4, n_posts=(4, 5))
+    tl.df = tl.df.drop(columns="label")
+    with pytest.raises(ValueError, match="needs labelled timelines"):
+        cross_validate(lambda s: PriorRandomClassifier(seed=s), tl, folds=2, progress=False)
