@@ -1,0 +1,40 @@
+"""scripts/mutation_check.py: it lists the mutants the tests miss, and always restores the file."""
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "mutation_check.py"
+spec = importlib.util.spec_from_file_location("mutation_check", SCRIPT)
+mutation_check = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mutation_check)
+
+TOY = "def above_one(x):\n    return x > 1  # a comment with > and and\n\n\nLABEL = \"a > b and c\"\n"
+
+
+def test_mutants_touch_code_tokens_only():
+    got = [new.strip() for _, _, new in mutation_check.mutants(TOY)]
+    assert got == ["return x >= 1  # a comment with > and and", "return x < 1  # a comment with > and and",
+                   "return x > 2  # a comment with > and and", "return x > 0  # a comment with > and and"]
+
+
+def test_survivors_are_the_mutants_the_tests_miss_and_the_file_is_restored(tmp_path):
+    (tmp_path / "toy.py").write_text(TOY)
+    test = tmp_path / "test_toy.py"
+    test.write_text(f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nfrom toy import above_one\n\n"
+                    "def test_it():\n    assert above_one(2) and not above_one(0)\n")
+    survivors = mutation_check.check(tmp_path / "toy.py", [str(test)], timeout=120)
+    assert [new.strip().split("  #")[0] for _, _, new in survivors] == ["return x >= 1", "return x > 0"]
+    assert (tmp_path / "toy.py").read_text() == TOY
+    test.write_text(test.read_text() + "\ndef test_the_edge():\n    assert not above_one(1)\n")
+    survivors = mutation_check.check(tmp_path / "toy.py", [str(test)], timeout=120)
+    assert survivors == []                                             # the edge at 1 pins both
+
+
+def test_tests_that_fail_already_are_refused(tmp_path):
+    (tmp_path / "toy.py").write_text(TOY)
+    test = tmp_path / "test_toy.py"
+    test.write_text("def test_it():\n    assert False\n")
+    with pytest.raises(SystemExit, match="fix them first"):
+        mutation_check.check(tmp_path / "toy.py", [str(test)], timeout=120)
