@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from tempo_analysis.data import TargetUsage
-from tempo_analysis.evaluation.ranking import binary_accuracy, correlate, rank_table
+from tempo_analysis.evaluation.ranking import binary_accuracy, correlate, rank_table, spearman_ci
 from tempo_analysis.semantic_change.extraction import TargetVectors
 from tempo_analysis.semantic_change.scoring import (check_layers, cosine_distance, layer_average, score_pair, score_words,
                                                     zscore)
@@ -145,6 +145,35 @@ def test_correlate_matches_scipy_with_p_values():
     assert out["n"] == 12 and out["n_dropped"] == 0
 
 
+def test_correlate_needs_three_words_and_two_values_on_each_side():
+    truth = pd.DataFrame({"word": list("abc"), "graded": [0.1, 0.2, 0.3]})
+    assert correlate({"a": 1.0, "b": 2.0, "c": 3.0}, truth)["spearman"] == pytest.approx(1.0)   # three are enough
+    assert correlate({"a": 1.0, "b": 1.0, "c": 3.0}, truth)["spearman"] == pytest.approx(np.sqrt(3) / 2)
+    assert np.isnan(correlate({"a": 1.0, "b": 2.0}, truth)["spearman"])                      # two words
+    assert np.isnan(correlate({"a": 1.0, "b": 1.0, "c": 1.0}, truth)["spearman"])           # constant scores
+    flat = truth.assign(graded=0.5)
+    assert np.isnan(correlate({"a": 1.0, "b": 2.0, "c": 3.0}, flat)["pearson"])             # constant truth
+    two = truth.assign(graded=[0.0, 0.0, 1.0])                                              # two truth values
+    assert correlate({"a": 1.0, "b": 2.0, "c": 3.0}, two)["spearman"] == pytest.approx(np.sqrt(3) / 2)
+    with pytest.raises(ValueError, match="expected columns 'word' and 'score'"):
+        correlate(pd.DataFrame({"word": ["a"]}), truth)
+
+
+def test_spearman_interval_from_three_words_on():
+    truth = pd.DataFrame({"word": list("abc"), "graded": [0.1, 0.2, 0.3]})
+    lo, hi = spearman_ci({"a": 1.0, "b": 2.0, "c": 3.0}, truth, n_boot=200)
+    assert lo == pytest.approx(1.0) and hi == pytest.approx(1.0)   # every resample of a perfect ranking has rho 1
+    assert np.isnan(spearman_ci({"a": 1.0, "b": 2.0}, truth)[0])
+
+
+def test_oracle_threshold_with_no_changed_word_labels_none_changed():
+    out = binary_accuracy({"a": 0.9, "b": 0.5, "c": 0.1}, pd.DataFrame({"word": list("abc"), "binary": [0, 0, 0]}))
+    assert out["accuracy"] == 1.0 and out["recall"] == 0.0
+    at = binary_accuracy({"a": 0.9, "b": 0.5, "c": 0.1}, pd.DataFrame({"word": list("abc"), "binary": [1, 0, 0]}),
+                         threshold=0.5)
+    assert at["accuracy"] == 1.0                          # score > threshold: a word at the threshold is unchanged
+
+
 def test_binary_accuracy_thresholds():
     scores = {"a": 0.9, "b": 0.8, "c": 0.2, "d": 0.1}
     truth = pd.DataFrame({"word": list("abcd"), "binary": [1, 0, 1, 0]})
@@ -152,7 +181,10 @@ def test_binary_accuracy_thresholds():
     out = binary_accuracy(scores, truth)                 # top-2 (truth rate) labelled changed
     assert out["accuracy"] == pytest.approx(0.5) and out["threshold"] == pytest.approx(0.8, abs=1e-9)
     assert binary_accuracy(scores, truth, threshold=0.85)["accuracy"] == pytest.approx(0.75)
+    low = binary_accuracy(scores, truth, threshold=0.15)             # a, b, c labelled changed; a and c are
+    assert low["precision"] == pytest.approx(2 / 3) and low["recall"] == pytest.approx(1.0)
     with pytest.raises(ValueError, match="threshold"):
         binary_accuracy(scores, truth, threshold="mean")
     t = rank_table(scores, pd.DataFrame({"word": list("abcd"), "graded": [.4, .3, .2, .1]}))
     assert t["pred_rank"].tolist() == [1, 2, 3, 4] and t["true_rank"].tolist() == [1, 2, 3, 4]
+    assert "index" not in t.columns and t.index.tolist() == [0, 1, 2, 3]
