@@ -1,4 +1,6 @@
 """Diffusion analyses on hand-built inputs: r-hat ranks, diffusion map, walk vs flight, mode."""
+import warnings
+
 import networkx as nx
 import numpy as np
 import pandas as pd
@@ -173,3 +175,34 @@ def test_an_anchor_too_rare_to_be_a_candidate_is_warned_about():
     with pytest.warns(UserWarning, match=rf"anchor 'server' occurs fewer than min_count={high} times"):
         r = rhat_scores(idx, "cloud", "server", n_neighbors=1, min_count=high)
     assert (r["rhat"] == 0).all()
+
+
+def _without(idx, drop):
+    keep = ~drop
+    return ContextIndex(idx.words, idx.word_id[keep], idx.unit[keep], idx.time[keep], idx.doc_id[keep],
+                        idx.vectors[keep], idx.texts, idx.slices, idx.units)
+
+
+def test_an_anchor_at_min_count_is_a_candidate_and_a_rarer_one_ranks_behind_every_candidate():
+    idx = _index()                                       # 'server' occurs twice in each slice
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")                   # at min_count exactly: a candidate, no warning
+        r = rhat_scores(idx, "cloud", "server", n_neighbors=3, min_count=2).set_index(["unit", "time"])
+    assert r.loc[("a", 1), "rank"] == 1
+    server = idx.words.index("server")
+    once = _without(idx, (idx.word_id == server) & (idx.time == 0) & (np.arange(len(idx.word_id)) % 2 == 0))
+    with pytest.warns(UserWarning, match=r"occurs fewer than min_count=2 times in slice\(s\) 0 \(1x\)"):
+        r = rhat_scores(once, "cloud", "server", n_neighbors=3, min_count=2).set_index(["unit", "time"])
+    # slice 0's candidates: rain and f1..f4; the anchor is not one of them, so it ranks behind all five
+    assert r.loc[("a", 0), "rank"] == 6 and r.loc[("a", 0), "rhat"] == 0 and r.loc[("a", 1), "rank"] == 1
+
+
+def test_word_docs_scores_only_the_words_occurrences_in_those_documents():
+    idx = _index()
+    cloud = np.flatnonzero(idx.word_id == idx.words.index("cloud"))
+    a1 = [d for d, u, t in zip(idx.doc_id[cloud], idx.unit[cloud], idx.time[cloud]) if (u, t) == ("a", 1)]
+    with pytest.warns(UserWarning, match=r"never occurs in slice\(s\) \[0\]"):
+        r = rhat_scores(idx, "cloud", "server", n_neighbors=3, word_docs=a1)
+    assert r[["unit", "time", "rank"]].values.tolist() == [["a", 1, 1.0]]
+    with pytest.raises(ValueError, match="never occurs in the 1 documents of word_docs"):
+        rhat_scores(idx, "cloud", "server", word_docs=["d0"])          # d0 holds 'server', not 'cloud'
