@@ -11,7 +11,8 @@ one-line cell only when it does not fit.
 Row heights, read from plotly.js's table (cell padding 8 px, 12-px text):
 a row of k > 1 lines, or of one line with markup, is ``FIRST_LINE_PX + LINE_PX * (k - 1)`` tall;
 a plain one-line row is the row height asked for. ``tests/notebooks/test_tables_in_browser.py``
-measures every table figure of the library in chromium and holds this to the pixel.
+draws every table figure of the library in chromium: its rows must end within a few pixels of
+the table's visible area.
 """
 
 from __future__ import annotations
