@@ -142,6 +142,7 @@ class TimeSelfAttention(nn.Module):
         self.query, self.key, self.value = nn.Linear(D, D), nn.Linear(D, D), nn.Linear(D, D)
         if self.form in ("faithful", "modulated"):
             self.time = nn.Linear(D, D, bias=False)            # W_T, all heads side by side
+            self.time.time_form = self.form                    # how _init_weights starts it
         if self.form == "faithful":
             self.time_gate = nn.Parameter(torch.zeros(H))     # g_h: 0 => exactly the pretrained layer
 
@@ -219,13 +220,15 @@ class TemporalAttentionPreTrainedModel(PreTrainedModel):
     def _init_weights(self, module):
         super()._init_weights(module)
         std = self.config.initializer_range
-        if isinstance(module, TimeSelfAttention) and hasattr(module, "time"):
-            # modulated: W_T = 0 => u = 0 => pretrained; faithful: random W_T, gate 0 => pretrained.
-            if module.form == "modulated":
-                module.time.weight.zero_()
-            else:
-                module.time.weight.normal_(0.0, std)
-                module.time_gate.zero_()
+        # W_T is initialised on its own Linear: transformers skips the init of a module without
+        # parameters of its own, and the modulated form's attention module has none.
+        form = getattr(module, "time_form", None)
+        if form == "modulated":                  # W_T = 0 => u = 0 => exactly the pretrained layer
+            module.weight.zero_()
+        elif form == "faithful":                 # random W_T; the gate g_h = 0 => the pretrained layer
+            module.weight.normal_(0.0, std)
+        elif isinstance(module, TimeSelfAttention) and hasattr(module, "time_gate"):
+            module.time_gate.zero_()
         elif isinstance(module, MLMHead):
             module.bias.zero_()
 
