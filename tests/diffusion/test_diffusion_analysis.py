@@ -206,3 +206,32 @@ def test_word_docs_scores_only_the_words_occurrences_in_those_documents():
     assert r[["unit", "time", "rank"]].values.tolist() == [["a", 1, 1.0]]
     with pytest.raises(ValueError, match="never occurs in the 1 documents of word_docs"):
         rhat_scores(idx, "cloud", "server", word_docs=["d0"])          # d0 holds 'server', not 'cloud'
+
+
+def test_rhat_reads_directions_only():
+    """Cosine nearness: rescaling the word's occurrence vectors, or every vector of one candidate
+    word, changes no rank."""
+    idx = _index()
+    want = rhat_scores(idx, "cloud", "server", n_neighbors=3)
+    scaled = _index()
+    cloud = scaled.mask("cloud")
+    scaled.vectors[cloud] *= np.array([0.1, 7.0, 3.0, 0.5], dtype=np.float32)[:, None]
+    scaled.vectors[scaled.mask("rain")] *= 40.0
+    pd.testing.assert_frame_equal(rhat_scores(scaled, "cloud", "server", n_neighbors=3), want)
+
+
+def test_unit_top_words_counts_and_units_weigh_as_documented():
+    from tempo_analysis.diffusion.analysis import unit_top_words
+    frame = pd.DataFrame({"unit": ["a", "b", "c"],
+                          "text": ["yak yak yak zebra ox sun", "yak moss", "cat"]})
+    # a: yak 3 x log(3/2) = 1.22 beats zebra 1 x log(3/1) = 1.10; "ox" is shorter than min_len = 3
+    assert unit_top_words(frame, top=4)["a"] == ["yak", "sun", "zebra"]
+    assert unit_top_words(frame, top=4, min_len=2)["a"] == ["yak", "ox", "sun", "zebra"]
+    with pytest.raises(ValueError, match="top=0"):
+        unit_top_words(frame, top=0)
+
+
+def test_rows_are_scaled_to_unit_length_one_by_one():
+    from tempo_analysis.diffusion.analysis import _unit_rows
+    got = _unit_rows(np.array([[3.0, 4.0], [2.0, 0.0], [0.0, 0.0]]))
+    np.testing.assert_allclose(got, [[0.6, 0.8], [1.0, 0.0], [0.0, 0.0]])     # a zero row stays zero
