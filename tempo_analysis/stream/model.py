@@ -82,8 +82,11 @@ class TempoFormerConfig(PreTrainedConfig):
             )
         if self.summary not in SUMMARIES:
             raise ValueError(f"summary={self.summary!r}: use one of {SUMMARIES}")
-        if self.time_unit <= 0 or self.rope_theta <= 1 or self.sequential_rope_theta <= 1:
-            raise ValueError("time_unit must be > 0 and rope_theta / sequential_rope_theta > 1")
+        if not self.time_unit > 0:
+            raise ValueError(f"time_unit={self.time_unit!r} must be > 0 (seconds per time unit, e.g. 1 or 3600)")
+        for name in ("rope_theta", "sequential_rope_theta"):
+            if not getattr(self, name) > 1:
+                raise ValueError(f"{name}={getattr(self, name)!r} must be > 1 (the rotary base, e.g. 10 or 10000)")
         if not self.time_scale > 0:
             raise ValueError(f"time_scale={self.time_scale!r} must be > 0 (it multiplies every rotary angle)")
         for name in ("temporal_attn_dropout", "temporal_resid_dropout"):
