@@ -46,8 +46,9 @@ def notebook_defaults() -> dict:
     was trained) with the local stack frozen and cached, windows of 3 posts, 4 epochs. Measured on
     this split (seed 0) on the world with time-only switches: test macro-F1 0.876 (two torch threads;
     0.891 with one, see docs/TEACHING.md). The notebook also trains the time-blind control
-    (`ablations[0]`, `time_effect.time_blind`) at the same settings. On the earlier 90-timeline world the same model scored 0.78-0.84 depending on the
-    settings: a test fold of 18 timelines was too small to rank settings, hence 120 timelines.
+    (`ablations[0]`, `time_effect.time_blind`) at the same settings. On the earlier 90-timeline
+    world the same model scored 0.78-0.84 depending on the settings: a test fold of 18 timelines
+    was too small to rank settings, hence 120 timelines.
     """
     return {
         "data": "world",
