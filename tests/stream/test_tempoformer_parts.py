@@ -6,8 +6,8 @@ import math
 import pytest
 import torch
 
-from tempo_analysis.stream.model import TempoFormerConfig, TemporalRotaryAttention, rotary_angles
-from tempo_analysis.stream.model import rotary_inv_freq
+from tempo_analysis.stream.model import (TempoFormerConfig, TempoFormerModel, TemporalRotaryAttention,
+                                         focal_alpha_from_labels, rotary_angles, rotary_inv_freq)
 
 from .conftest import tiny_bert_dict
 
@@ -71,7 +71,6 @@ def test_the_wrapped_encoder_runs_with_sdpa_unless_told_otherwise():
     assert _cfg().encoder_config()._attn_implementation == "sdpa"
     eager = TempoFormerConfig(encoder=dict(tiny_bert_dict(), _attn_implementation="eager"))
     assert eager.encoder_config()._attn_implementation == "eager"
-    assert math.isclose(_cfg().rope_theta, 10.0)
 
 
 def test_temporal_attention_reads_each_window_on_its_own_and_never_a_padded_slot():
@@ -89,8 +88,6 @@ def test_temporal_attention_reads_each_window_on_its_own_and_never_a_padded_slot
 
 
 def test_focal_alpha_is_sqrt_n_over_count_and_an_absent_class_gets_the_largest():
-    from tempo_analysis.stream.model import focal_alpha_from_labels
-
     alpha = focal_alpha_from_labels([0] * 8 + [2] * 2 + [-1] * 5, 4)    # -1: unlabelled, not counted
     assert alpha[0] == pytest.approx(math.sqrt(10 / 8)) and alpha[2] == pytest.approx(math.sqrt(10 / 2))
     assert alpha[1] == alpha[3] == pytest.approx(math.sqrt(10 / 2))      # absent: the rarest seen class's
@@ -99,8 +96,6 @@ def test_focal_alpha_is_sqrt_n_over_count_and_an_absent_class_gets_the_largest()
 
 
 def test_local_stack_size_may_be_zero_but_must_leave_an_upper_layer():
-    from tempo_analysis.stream.model import TempoFormerModel
-
     enc = tiny_bert_dict(layers=3)
     assert TempoFormerModel(TempoFormerConfig(encoder=enc, num_labels=2, num_local_layers=0)).num_upper == 3
     assert TempoFormerModel(TempoFormerConfig(encoder=enc, num_labels=2, num_local_layers=2)).num_upper == 1
@@ -109,8 +104,6 @@ def test_local_stack_size_may_be_zero_but_must_leave_an_upper_layer():
 
 
 def test_an_encoder_without_bert_layers_is_refused_by_name():
-    from tempo_analysis.stream.model import TempoFormerModel
-
     gpt2 = dict(model_type="gpt2", n_embd=32, n_layer=2, n_head=2, vocab_size=100, n_positions=32)
     distil = dict(model_type="distilbert", dim=32, n_layers=2, n_heads=2, hidden_dim=64, vocab_size=100,
                   max_position_embeddings=32)     # has .embeddings, but its layers are not .encoder.layer
@@ -122,8 +115,6 @@ def test_an_encoder_without_bert_layers_is_refused_by_name():
 def test_the_head_keeps_pytorchs_fan_in_init_and_the_rest_berts():
     """BERT's std-0.02 init would shrink the 3-layer ReLU head's signal ~100x (it then barely
     trains in a few epochs), so the head keeps nn.Linear's own init; the rest starts as BERT does."""
-    from tempo_analysis.stream.model import TempoFormerModel
-
     torch.manual_seed(0)
     model = TempoFormerModel(TempoFormerConfig(encoder=tiny_bert_dict(hidden=32), num_labels=2))
     first = next(m for m in model.head if isinstance(m, torch.nn.Linear))
