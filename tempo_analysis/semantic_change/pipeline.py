@@ -187,7 +187,7 @@ class RankConfig:
     layers: int | list[int] = 4  # last h layers averaged, or a list of hidden-state indices
     zscore: bool = False  # standardise each dimension over all words' usages before scoring
     samples: int | None = 60  # n usages per word and period (seeded); None = all
-    seed: int = 0
+    seed: int = 0  # seeds everything: the model's new parameters, post-training (train.seed follows it), sampling
     encoder: str = "default"  # "default" (embedded MiniLM), an HF name or a local path
     add_targets: bool = True  # with post-training: targets the tokenizer splits become whole tokens
     train: PostTrainConfig | None = field(default_factory=PostTrainConfig)  # None = no post-training
@@ -205,6 +205,10 @@ class RankConfig:
             raise ValueError(f"precision {self.precision!r} is not one of {PRECISIONS}. Fix: fp32 (exact), bf16, "
                              "or auto (bf16 where the device multiplies it natively).")
         self.layers = parse_layers(self.layers)
+        if self.train is not None and self.train.seed != self.seed:
+            # one seed for the whole ranking: RankConfig(seed=1) (or the notebook's SEED) must reseed the
+            # post-training's masks and order too, not only the new parameters and the usage sample
+            self.train = replace(self.train, seed=self.seed)
 
     def train_config(self) -> PostTrainConfig | None:
         """The post-training settings with ``max_length`` resolved: None = the extraction ``max_length``."""

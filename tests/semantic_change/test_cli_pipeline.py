@@ -114,6 +114,31 @@ def test_ranker_reuses_a_trained_model(tiny_path):
     assert torch.isfinite(q1).all()
 
 
+def test_the_ranking_seed_reseeds_post_training(tiny_path, monkeypatch):
+    """RankConfig.seed (the notebook's SEED) seeds the post-training too. Before, it stayed at
+    PostTrainConfig's default: on the planted world the time-token method (no random parameters of its
+    own, a head from the checkpoint) gave the same losses and ranking for every seed."""
+    from tempo_analysis.semantic_change import notebook_config, pipeline
+
+    train = PostTrainConfig(head_steps=2, epochs=1, batch_size=8, progress=False)
+    assert RankConfig(seed=3, train=train).train.seed == 3
+    assert notebook_config("both", seed=2).train_config().seed == 2
+    assert RankConfig.from_dict(RankConfig(seed=5, train=train).to_dict()).train.seed == 5
+    assert RankConfig(seed=1, train=None).train is None
+    seen, real = [], pipeline.post_train
+
+    def spy(model, tokenizer, texts, times, cfg, **kw):
+        seen.append(cfg.seed)
+        return real(model, tokenizer, texts, times, cfg, **kw)
+
+    monkeypatch.setattr(pipeline, "post_train", spy)
+    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    for seed in (0, 1):
+        SemanticChangeRanker(RankConfig(method="time-token", layers=2, samples=4, encoder=tiny_path, seed=seed,
+                                        train=train)).fit(data)
+    assert seen == [0, 1]
+
+
 def test_precision_reaches_the_config_from_the_cli_and_bad_values_are_refused(tiny_path, tmp_path, monkeypatch):
     from tempo_analysis.semantic_change import pipeline
 
