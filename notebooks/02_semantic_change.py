@@ -58,7 +58,7 @@ from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.notebook import record_summary
 from tempo_analysis.semantic_change import NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config
 from tempo_analysis.semantic_change.ranker import time_ablation, time_effect
-from tempo_analysis.semantic_change.study import recorded_study
+from tempo_analysis.semantic_change.study import recorded_study, seed_spread
 from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_probe, word_explorer
 
 # %% tags=["parameters"]
@@ -127,6 +127,21 @@ effect = time_effect(ablation)
 display(figs.ablation_bars(ablation))
 display(ablation.round(3))
 print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
+
+# %% [markdown]
+# **One seed is one draw.** Nineteen words give a noisy Spearman, and a short post-training lands
+# differently from seed to seed (`SEED` reseeds the new time parameters, the masks and the order).
+# The recorded seed study fits each method on this same world at these same settings with model
+# seeds 0–4 (`docs/results/semantic_change/world_seeds.json`, with the command that reproduces it):
+# read the mean and the spread, not one run. The time-blind control scores 0 at every seed: it reads
+# the same probes in both periods.
+
+# %%
+spread = seed_spread()
+if spread is not None:
+    display(spread.round(3))
+else:
+    print("no recorded seed study found (docs/results/semantic_change/world_seeds.json)")
 
 # %% [markdown]
 # On real text the same comparison runs on the **pseudoword benchmark** (`DATA = "pseudoword"`):
@@ -220,7 +235,8 @@ sentence_probe(main, word=word, text=example.get(word, f"I thought about the {wo
 # Recorded in `build/summary.json` (planted world only: other data have their own truth, or none):
 # `semantic_change.<method>.spearman` (+ `_ci_low`, `_ci_high`, `.pearson`) for every method and
 # the frequency baseline, `semantic_change.time_effect`, and the recorded pseudoword study as
-# `semantic_change.pseudoword.<method>.spearman` and `semantic_change.pseudoword.time_effect`.
+# `semantic_change.pseudoword.<method>.spearman` and `semantic_change.pseudoword.time_effect`, and
+# the recorded seed study's `semantic_change.seeds.<method>.mean` (+ `.std`, `.min`).
 
 # %%
 summary = {}
@@ -235,6 +251,11 @@ if data.name == "world":
         for row in study.itertuples():
             summary[f"semantic_change.pseudoword.{row.method}.spearman"] = round(row.spearman, 4)
         summary["semantic_change.pseudoword.time_effect"] = round(time_effect(study), 4)
+    if spread is not None:
+        for row in spread.itertuples():
+            summary[f"semantic_change.seeds.{row.method}.mean"] = round(row.mean, 4)
+            summary[f"semantic_change.seeds.{row.method}.std"] = round(row.std, 4)
+            summary[f"semantic_change.seeds.{row.method}.min"] = round(row.min, 4)
     summary["semantic_change.settings.samples"] = main.config.samples
     summary["semantic_change.settings.layers"] = str(main.config.layers)
     summary["semantic_change.settings.scorer"] = main.config.scorer

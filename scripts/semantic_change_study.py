@@ -4,11 +4,17 @@
         --methods plain,no-time,temporal-attention,time-token,both --samples 40 \
         --out docs/results/semantic_change/pseudoword_study.json
 
-For each data seed and method: one ``SemanticChangeRanker`` fit (every hidden layer kept), then the
+    # the planted world at notebook 02's settings, one run per model seed (the world itself is fixed)
+    python scripts/semantic_change_study.py --data world --config notebook --samples 30 --seeds 0 \
+        --model-seeds 0,1,2,3,4 --methods plain,temporal-attention,time-token,both \
+        --out docs/results/semantic_change/world_seeds.json
+
+For each data seed, model seed (``--model-seeds``: ``RankConfig.seed``, which seeds the new
+parameters, the post-training and the usage sample) and method: one ``SemanticChangeRanker`` fit (every hidden layer kept), then the
 stored vectors are re-scored over a grid of scorers x layers x z-scoring (no re-embedding). Writes one
 JSON with the Spearman of every cell and the timings, plus the frequency baseline;
 docs/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
-Runs that are already in ``--out`` (same data seed and method) are kept and skipped, so an interrupted
+Runs that are already in ``--out`` (same data seed, model seed and method) are kept and skipped, so an interrupted
 study resumes; a file written with other settings (data, samples, training, config) is refused, so
 that one file never mixes runs of different settings under one header.
 """
@@ -34,7 +40,8 @@ SCORERS = ["cosine", "prt", "apd", "apd-within"]
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", default="pseudoword")
-    ap.add_argument("--seeds", default="0")
+    ap.add_argument("--seeds", default="0", help="data seeds (the pseudoword split; the world is fixed)")
+    ap.add_argument("--model-seeds", default="0", help="model seeds (RankConfig.seed), one run per seed")
     ap.add_argument("--methods", default="plain,no-time,temporal-attention")
     ap.add_argument("--samples", type=int, default=40)
     ap.add_argument("--epochs", type=float, default=None, help="post-training epochs (default: the config's)")
@@ -49,26 +56,28 @@ def main(argv=None):
     out = {"args": vars(a), "runs": []}
     if Path(a.out).is_file():
         before = json.loads(Path(a.out).read_text())
-        settings = {k: v for k, v in vars(a).items() if k not in ("seeds", "methods", "out")}
-        theirs = {k: v for k, v in before.get("args", {}).items() if k not in ("seeds", "methods", "out")}
+        skip = ("seeds", "model_seeds", "methods", "out")
+        settings = {k: v for k, v in vars(a).items() if k not in skip}
+        theirs = {k: v for k, v in before.get("args", {}).items() if k not in skip}
         if theirs != settings:
             changed = sorted(k for k in settings.keys() | theirs.keys() if settings.get(k) != theirs.get(k))
             raise SystemExit(f"{a.out} holds runs made with other settings ({', '.join(changed)}); "
                              "give another --out, or the same settings to resume it")
         out["runs"] = before["runs"]
-    done = {(r["data_seed"], r["method"]) for r in out["runs"]}
+    done = {(r["data_seed"], r.get("model_seed", 0), r["method"]) for r in out["runs"]}
+    model_seeds = [int(s) for s in a.model_seeds.split(",")]
     for seed in [int(s) for s in a.seeds.split(",")]:
         data = load_change_data(a.data, seed=seed)
-        if (seed, "frequency") not in done:
+        if (seed, 0, "frequency") not in done:
             m = evaluate_scores(frequency_change(data), data.truth)
-            out["runs"].append({"data_seed": seed, "data": data.name, "method": "frequency", "wall_s": 0.0,
+            out["runs"].append({"data_seed": seed, "model_seed": 0, "data": data.name, "method": "frequency", "wall_s": 0.0,
                                 "scorer": "|log2 freq ratio|", "layers": "",
                                 "metrics": {k: v for k, v in m.items() if k != "dropped"}, "grid": []})
-        for method in a.methods.split(","):
-            if (seed, method) in done:
+        for model_seed, method in [(ms, m) for ms in model_seeds for m in a.methods.split(",")]:
+            if (seed, model_seed, method) in done:
                 continue
             cfg = DEFAULT if a.config == "default" else notebook_config(method)
-            cfg = replace(cfg, method=method, samples=a.samples, seed=0)
+            cfg = replace(cfg, method=method, samples=a.samples, seed=model_seed)
             if method == "plain":
                 cfg = replace(cfg, train=None)
             elif cfg.train is not None:
@@ -94,13 +103,13 @@ def main(argv=None):
                                                  cfg.__class__(layers=layers).layers, zscore=z))
                         grid.append({"scorer": scorer, "layers": str(layers), "zscore": z,
                                      "spearman": m.get("spearman")})
-            run = {"data_seed": seed, "data": data.name, "method": method, "wall_s": time.perf_counter() - t0,
+            run = {"data_seed": seed, "model_seed": model_seed, "data": data.name, "method": method, "wall_s": time.perf_counter() - t0,
                    "scorer": cfg.scorer, "layers": cfg.layers, "zscore": cfg.zscore, "samples": cfg.samples,
                    "train": cfg.train_config().to_dict() if cfg.train is not None else None,
                    "timings": r.timings_, "metrics": {k: v for k, v in r.metrics_.items() if k != "dropped"},
                    "grid": grid}
             out["runs"].append(run)
-            print(json.dumps({k: run[k] for k in ("data_seed", "method", "wall_s")} |
+            print(json.dumps({k: run[k] for k in ("data_seed", "model_seed", "method", "wall_s")} |
                              {"spearman": r.metrics_.get("spearman")}), flush=True)
             Path(a.out).parent.mkdir(parents=True, exist_ok=True)
             Path(a.out).write_text(json.dumps(out, indent=1, default=str))

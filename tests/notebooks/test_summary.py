@@ -229,6 +229,14 @@ def test_semantic_change_notebook_records_that_time_matters(notebook_runs):
     for m in ("temporal-attention", "no-time", "plain", "time-token", "both", "frequency"):
         lo, hi = v[f"semantic_change.{m}.spearman_ci_low"], v[f"semantic_change.{m}.spearman_ci_high"]
         assert lo <= v[f"semantic_change.{m}.spearman"] + 1e-9 and v[f"semantic_change.{m}.spearman"] <= hi + 1e-9
+    # one seed is one draw: the recorded seed study (same world and settings, model seeds 0-4) is shown and
+    # recorded beside it, read from the committed file
+    from tempo_analysis.semantic_change.study import seed_spread
+
+    spread = seed_spread().set_index("method")
+    for m in ("temporal-attention", "time-token", "both"):
+        assert v[f"semantic_change.seeds.{m}.mean"] == pytest.approx(spread.loc[m, "mean"], abs=1e-4), v
+        assert v[f"semantic_change.seeds.{m}.min"] <= v[f"semantic_change.seeds.{m}.mean"], v
 
 
 # ---------------------------------------------------------------- notebook 03 (diffusion): time must matter

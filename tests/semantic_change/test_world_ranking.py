@@ -2,7 +2,11 @@
 and seed (``semantic_change.pipeline.notebook_config``), embedded MiniLM, post-training included, ranks the
 words by their planted change, and the same trained model with its time input broken (every probe read
 as the first period) cannot. The probes are the same sentences in both periods (data/README.md), so a
-model that ignores time scores every word alike."""
+model that ignores time scores every word alike.
+
+The bar holds at the notebook's seed. Over model seeds 0-4 temporal attention's Spearman runs from
+-0.28 to 0.54 (docs/results/semantic_change/world_seeds.json, shown in notebook 02): this test pins
+the notebook's run, not a property of every seed. The broken-time half holds at every seed."""
 import math
 
 import pytest
