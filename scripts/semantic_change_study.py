@@ -10,12 +10,12 @@
         --out docs/results/semantic_change/world_seeds.json
 
 For each data seed, model seed (``--model-seeds``: ``RankConfig.seed``, which seeds the new
-parameters, the post-training and the usage sample) and method: one ``SemanticChangeRanker`` fit (every hidden layer kept), then the
-stored vectors are re-scored over a grid of scorers x layers x z-scoring (no re-embedding). Writes one
-JSON with the Spearman of every cell and the timings, plus the frequency baseline;
+parameters, the post-training and the usage sample) and method: one ``SemanticChangeRanker`` fit
+(every hidden layer kept), then the stored vectors are re-scored over a grid of scorers x layers x
+z-scoring (no re-embedding). Writes one JSON with the Spearman of every cell and the timings, plus the frequency baseline;
 docs/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
-Runs that are already in ``--out`` (same data seed, model seed and method) are kept and skipped, so an interrupted
-study resumes; a file written with other settings (data, samples, training, config) is refused, so
+Runs that are already in ``--out`` (same data seed, model seed and method) are kept and skipped, so an
+interrupted study resumes; a file written with other settings (data, samples, training, config) is refused, so
 that one file never mixes runs of different settings under one header.
 """
 from __future__ import annotations
@@ -70,8 +70,8 @@ def main(argv=None):
         data = load_change_data(a.data, seed=seed)
         if (seed, 0, "frequency") not in done:
             m = evaluate_scores(frequency_change(data), data.truth)
-            out["runs"].append({"data_seed": seed, "model_seed": 0, "data": data.name, "method": "frequency", "wall_s": 0.0,
-                                "scorer": "|log2 freq ratio|", "layers": "",
+            out["runs"].append({"data_seed": seed, "model_seed": 0, "data": data.name, "method": "frequency",
+                                "wall_s": 0.0, "scorer": "|log2 freq ratio|", "layers": "",
                                 "metrics": {k: v for k, v in m.items() if k != "dropped"}, "grid": []})
         for model_seed, method in [(ms, m) for ms in model_seeds for m in a.methods.split(",")]:
             if (seed, model_seed, method) in done:
@@ -103,8 +103,9 @@ def main(argv=None):
                                                  cfg.__class__(layers=layers).layers, zscore=z))
                         grid.append({"scorer": scorer, "layers": str(layers), "zscore": z,
                                      "spearman": m.get("spearman")})
-            run = {"data_seed": seed, "model_seed": model_seed, "data": data.name, "method": method, "wall_s": time.perf_counter() - t0,
-                   "scorer": cfg.scorer, "layers": cfg.layers, "zscore": cfg.zscore, "samples": cfg.samples,
+            run = {"data_seed": seed, "model_seed": model_seed, "data": data.name, "method": method,
+                   "wall_s": time.perf_counter() - t0, "scorer": cfg.scorer, "layers": cfg.layers,
+                   "zscore": cfg.zscore, "samples": cfg.samples,
                    "train": cfg.train_config().to_dict() if cfg.train is not None else None,
                    "timings": r.timings_, "metrics": {k: v for k, v in r.metrics_.items() if k != "dropped"},
                    "grid": grid}

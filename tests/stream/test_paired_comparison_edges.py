@@ -34,7 +34,8 @@ def test_a_file_written_before_the_split_fields_pairs_with_one_that_records_the_
     assert res["split"]["dev_fraction"] == 0.25 and res["split"]["split_seed"] == 0
     other = _report("tempoformer", {5: {(0, 0): 0.7, (1, 0): 0.7, (2, 0): 0.7}}, split_seed=1)
     with pytest.raises(ValueError, match="split_seed"):
-        paired_comparison(load_evaluation(_write(tmp_path, "old2", old)) + load_evaluation(_write(tmp_path, "o", other)))
+        paired_comparison(load_evaluation(_write(tmp_path, "old2", old))
+                          + load_evaluation(_write(tmp_path, "o", other)))
 
 
 def test_joined_parts_add_their_seconds_and_an_untimed_part_makes_the_sum_unknown(tmp_path):
@@ -52,7 +53,8 @@ def test_joined_parts_add_their_seconds_and_an_untimed_part_makes_the_sum_unknow
 def test_rows_report_each_class_f1_and_a_single_run_has_zero_spread(tmp_path):
     one = _report("bilstm", {5: {(0, 0): 0.6}})
     two = _report("tempoformer", {5: {(0, 0): 0.7, (0, 1): 0.9}})
-    res = paired_comparison(load_evaluation(_write(tmp_path, "one", one)) + load_evaluation(_write(tmp_path, "two", two)))
+    res = paired_comparison(load_evaluation(_write(tmp_path, "one", one))
+                            + load_evaluation(_write(tmp_path, "two", two)))
     assert res["label_names"] == ["no", "yes"]
     by = {r["name"]: r for r in res["rows"]}
     assert by["bilstm"]["f1"] == pytest.approx({"no": 0.7, "yes": 0.5})
