@@ -37,8 +37,8 @@ def word_token(tokenizer, word: str, *, whole: bool = False) -> int:
 
     With ``whole=True`` a word the tokenizer splits is refused: a measure that reads one token would
     report its first piece (" pre" of "pretraining"), which other words share."""
-    ids = tokenizer(" " + word.strip(), add_special_tokens=False)["input_ids"]
-    if not ids:
+    ids = tokenizer(" " + word.strip(), add_special_tokens=False)["input_ids"] if word.strip() else []
+    if not ids:      # a blank word is refused before a byte-level BPE turns the bare space into a token
         raise DataError(f"word={word!r}: the tokenizer produced no tokens; give a non-empty word")
     if whole and len(ids) > 1:
         pieces = tokenizer.convert_ids_to_tokens(ids)
@@ -79,10 +79,11 @@ def expected_token_probs(model, tokenizer, texts, year: int | None, *, alpha: fl
                          block_size: int = 128, batch_size: int = 16) -> np.ndarray:
     """Mean next-token probability ``[V]`` over every position of ``texts`` (see module docstring)."""
     bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
-    enc = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    texts = list(texts)
+    if not texts:    # checked before tokenising: a tokenizer fails on an empty batch with an IndexError
+        raise DataError("texts: nothing to condition on; give at least one text")
+    enc = tokenizer(texts, add_special_tokens=False)["input_ids"]
     wins = [w for ids in enc for w in document_windows(ids, bos, tokenizer.eos_token_id, block_size)]
-    if not wins:
-        raise DataError("texts: nothing to condition on; give at least one non-empty text")
     model.eval()
     total, count = None, 0
     for s in range(0, len(wins), batch_size):

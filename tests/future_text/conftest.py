@@ -39,3 +39,12 @@ def toy_frame(years=range(2010, 2016), docs_per_year: int = 12, seed: int = 0) -
             words.insert(1, "a transformer encoder helps" if rng.random() < share else "a kernel method helps")
             rows.append({"doc_id": f"{y}-{k}", "year": y, "text": ". ".join(words) + "."})
     return pd.DataFrame(rows)
+
+
+@pytest.fixture(scope="module")
+def world():
+    """The what-if tests' tiny world: a tokenizer trained on the toy corpus, its frequency table, one frozen
+    tiny LM and its cached states (``whatif_world.build_world``)."""
+    from .whatif_world import build_world
+
+    return build_world()
