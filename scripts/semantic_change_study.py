@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--head-steps", type=int, default=None, help="MLM head warm-up steps (default: the config's)")
     ap.add_argument("--time-lr", type=float, default=None, help="learning rate of the time parameters (default: the config's)")
     ap.add_argument("--body-lr", type=float, default=None, help="learning rate of the encoder body (default: the config's)")
+    ap.add_argument("--form", default=None, choices=["faithful", "modulated"],
+                    help="temporal-attention form (default: the config's, the paper's faithful form)")
     ap.add_argument("--config", default="default", choices=["default", "notebook"])
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
@@ -78,6 +80,8 @@ def main(argv=None):
                 continue
             cfg = DEFAULT if a.config == "default" else notebook_config(method)
             cfg = replace(cfg, method=method, samples=a.samples, seed=model_seed)
+            if a.form is not None:
+                cfg = replace(cfg, form=a.form)
             if method == "plain":
                 cfg = replace(cfg, train=None)
             elif cfg.train is not None:
