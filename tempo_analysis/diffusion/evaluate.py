@@ -63,11 +63,16 @@ def offset_norms(model, tokenizer, words) -> pd.DataFrame:
 
 
 def offset_ratio(model, tokenizer, changing, unchanged) -> float:
-    """mean ‖o‖/‖e‖ over the changing words' (unit, slice) contexts / the same for the unchanged words."""
+    """mean ‖o‖/‖e‖ over the changing words' (unit, slice) contexts / the same for the unchanged words.
+
+    inf when only the changing words have offsets; NaN when no word has any (an untrained model: no
+    ratio, rather than an infinite one that would read as a perfect result)."""
     norms = offset_norms(model, tokenizer, list(changing) + list(unchanged))
     num = norms[norms["word"].isin(list(changing))]["ratio"].mean()
     den = norms[norms["word"].isin(list(unchanged))]["ratio"].mean()
-    return float(num / den) if den > 0 else float("inf")
+    if den > 0:
+        return float(num / den)
+    return float("inf") if num > 0 else float("nan")
 
 
 def sigma_precision_at_k(all_sims: pd.DataFrame, changing, min_contexts: int = 3) -> tuple[float, list]:
