@@ -49,7 +49,10 @@ def word_token(tokenizer, word: str, *, whole: bool = False) -> int:
 
 
 def word_pieces(tokenizer, word: str) -> list[int]:
-    """All token ids of ``" word"`` (what a trend injection raises)."""
+    """All token ids of ``" word"`` (what a trend injection raises); a blank word is refused, as in
+    :func:`word_token` (a byte-level BPE would give the bare-space token)."""
+    if not word.strip():
+        raise DataError(f"word={word!r}: the tokenizer produced no tokens; give a non-empty word")
     return [int(i) for i in tokenizer(" " + word.strip(), add_special_tokens=False)["input_ids"]]
 
 

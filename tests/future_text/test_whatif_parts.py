@@ -77,6 +77,8 @@ def test_a_blank_word_is_refused_by_a_byte_level_bpe_too(world, blank):
         word_token(world.tok, blank, whole=True)
     with pytest.raises(DataError, match="the tokenizer produced no tokens"):
         shown_tokens(world.tok, ["kernel", blank])
+    with pytest.raises(DataError, match="the tokenizer produced no tokens"):
+        word_pieces(world.tok, blank)                    # what a trend injection would raise
 
 
 def test_shown_tokens_labels_split_words_by_their_first_piece_with_one_note_each(world):
