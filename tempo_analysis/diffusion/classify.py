@@ -92,6 +92,10 @@ def train_dcwe_classifier(corpus: SocialCorpus, label_column: str = "label", enc
         raise ValueError(f"column {label_column!r} has {len(names)} distinct label(s) {names}; need at least 2.")
     sub = SocialCorpus(labelled.reset_index(drop=True), corpus.graph, corpus.slices)
     train_df, dev_df, test_df = split_corpus(sub, seed=seed)
+    for name, part in (("train", train_df), ("test", test_df)):
+        if part.empty:
+            raise ValueError(f"the {name} split is empty ({len(sub)} labelled documents, 70/10/20 by time slice); "
+                             "give more labelled documents.")
     enc, tok = load_encoder(encoder) if isinstance(encoder, str) else encoder
     units, edge_index = graph_tensors(corpus)
     x = Node2Vec(**{"seed": seed, **(node2vec or {})}).fit(corpus.graph).vectors(units)

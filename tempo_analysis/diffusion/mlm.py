@@ -31,8 +31,8 @@ class SocialMLMDataset(Dataset):
         if missing_t:
             raise ValueError(f"column 'time': slice(s) {missing_t[:5]} are not among the model's slices "
                              f"{list(slice_index)}. Fix: train with those slices declared.")
-        enc = tokenizer(frame["text"].tolist(), truncation=True, max_length=max_length)
-        self.input_ids = enc["input_ids"]
+        texts = frame["text"].tolist()    # an empty split (no dev documents) is an empty dataset
+        self.input_ids = tokenizer(texts, truncation=True, max_length=max_length)["input_ids"] if texts else []
         self.unit_ids = [unit_index[u] for u in frame["unit"]]
         self.slice_ids = [slice_index[t] for t in frame["time"]]
 

@@ -36,6 +36,12 @@ def test_documents_are_cut_to_64_tokens_by_default_with_their_unit_and_slice(tok
     assert ds.num_tokens() == 71 and len(ds) == 2
 
 
+def test_an_empty_split_is_an_empty_dataset(tok):
+    """A corpus too small for a dev split (or dev=0) gives an empty frame: an empty dataset, not a crash."""
+    ds = _dataset(tok, [])
+    assert len(ds) == 0 and ds.num_tokens() == 0 and ds.unit_ids == [] and ds.slice_ids == []
+
+
 def test_padding_fills_to_the_longest_document_with_a_zero_one_attention_mask(tok):
     ds = _dataset(tok, [3, 9, 1])
     b = MLMCollator(tok).pad([ds[i] for i in range(3)])

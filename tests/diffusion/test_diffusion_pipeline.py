@@ -321,3 +321,14 @@ def test_every_variant_trains_on_the_same_masks(tiny_dir, monkeypatch):
     dcwe, cwe = seen[:3], seen[3:]
     for (ids_a, lab_a), (ids_b, lab_b) in zip(dcwe, cwe):
         assert torch.equal(ids_a, ids_b) and torch.equal(lab_a, lab_b)
+
+
+def test_a_run_without_a_dev_split_trains_and_scores(tiny_dir):
+    """dev=0 (or a corpus too small for one): no dev split, nothing to select on, the run still scores its test."""
+    corpus, _ = generate_social(SMALL)
+    cfg = DiffusionTrainConfig(encoder=tiny_dir, dev=0.0, epochs=1, max_steps=2, head_warmup_steps=1,
+                               variants=("dcwe", "cwe"), **FAST)
+    mapper = DiffusionMapper(cfg).fit(corpus)
+    assert len(mapper.splits_["dev"]) == 0 and len(mapper.splits_["train"]) + len(mapper.splits_["test"]) == len(corpus)
+    assert all(math.isfinite(v) and v > 1 for v in mapper.perplexity_.values()) and set(mapper.perplexity_) == {
+        "start", "dcwe", "cwe"}
