@@ -59,7 +59,8 @@ def score_documents(model, tokenizer, texts: Sequence[str], year: int | None = N
     mask = torch.as_tensor(content_mask(tokenizer) if mask is None else mask)
     bos = tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
     eos, pad = tokenizer.eos_token_id, tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-    enc = tokenizer(list(texts), add_special_tokens=False)["input_ids"]
+    texts = list(texts)       # no texts: empty sums (a tokenizer fails on an empty batch)
+    enc = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
     items = [(d, w) for d, ids in enumerate(enc) for w in document_windows(ids, bos, eos, block_size)]
     items.sort(key=lambda x: len(x[1]))                                  # little padding per batch
     out = {k: np.zeros(len(texts)) for k in ("nll", "n", "content_nll", "content_n")}

@@ -82,3 +82,11 @@ def test_long_documents_are_windowed_not_truncated(setup):
     long = " ".join(texts)
     s = score_documents(lm, tok, [long], block_size=16)
     assert s["n"][0] == len(tok(long)["input_ids"]) + 1
+
+
+def test_no_texts_give_empty_sums_and_a_nan_perplexity(setup):
+    _, tok, lm = setup
+    s = score_documents(lm, tok, [], block_size=64)
+    assert all(len(s[k]) == 0 for k in ("nll", "n", "content_nll", "content_n"))
+    rep = perplexity(lm, tok, [], block_size=64)
+    assert math.isnan(rep["ppl"]) and math.isnan(rep["content_ppl"]) and rep["tokens"] == rep["docs"] == 0
