@@ -58,3 +58,59 @@ def test_isolated_node_gets_walks_of_itself_and_a_vector():
     assert np.isfinite(m.vectors(["lonely"])).all()
     with pytest.raises(ValueError, match="not nodes of the fitted graph"):
         m.vectors(["nobody"])
+
+
+def test_the_defaults_are_the_papers_and_reproducible():
+    """DCWE's node2vec: 50 dimensions, 10 walks of length 80 per node, window 2; one worker (bit-reproducible)."""
+    m = Node2Vec()
+    assert (m.dim, m.num_walks, m.walk_length, m.window, m.p, m.q, m.weighted) == (50, 10, 80, 2, 1.0, 1.0, False)
+    assert (m.epochs, m.negative, m.seed, m.workers) == (10, 5, 0, 1)
+    import inspect
+
+    walk_defaults = {k: v.default for k, v in inspect.signature(random_walks).parameters.items() if k != "graph"}
+    assert walk_defaults == dict(num_walks=10, walk_length=80, p=1.0, q=1.0, seed=0, weight="weight")
+
+
+@pytest.mark.parametrize("kw, field", [({"num_walks": 0}, "num_walks=0"), ({"walk_length": 0}, "walk_length=0"),
+                                       ({"p": 0.0}, "p=0.0"), ({"q": 0.0}, "q=0.0"), ({"p": -1.0}, "p=-1.0")])
+def test_walk_settings_out_of_range_are_refused_by_name(kw, field):
+    with pytest.raises(ValueError, match=field):
+        random_walks(_two_cliques(), **kw)
+
+
+def test_one_walk_of_one_node_is_allowed():
+    walks = random_walks(_two_cliques(), num_walks=1, walk_length=1, seed=0)
+    assert all(len(w) == 1 for w in walks) and sorted(w[0] for w in walks) == list(range(12))
+
+
+@pytest.mark.parametrize("p, q", [(1.0, 10.0), (0.1, 1.0)])
+def test_either_bias_alone_makes_the_walk_second_order(p, q):
+    """p = q = 1 is the only uniform walk: p = 1 with an expensive move out, or cheap returns with q = 1, both
+    send a walk on a cycle back where it came from far more often than half the time."""
+    walks = random_walks(nx.cycle_graph(30), num_walks=4, walk_length=40, p=p, q=q, seed=0)
+    back = [w[i] == w[i - 2] for w in walks for i in range(2, len(w))]
+    assert np.mean(back) > 0.8
+
+
+def test_the_bias_applies_from_the_walks_second_step():
+    """The step after the first already knows where it came from (return 1/p)."""
+    walks = random_walks(nx.cycle_graph(30), num_walks=20, walk_length=3, p=0.01, q=100.0, seed=0)
+    assert np.mean([w[2] == w[0] for w in walks]) > 0.95
+
+
+def test_the_walks_train_skip_gram_with_negative_sampling(monkeypatch):
+    """node2vec is skip-gram (sg=1) with negative sampling (hs=0) over every node (min_count=1)."""
+    import tempo_analysis.diffusion.node2vec as n2v
+
+    seen = {}
+    real = n2v.Word2Vec
+
+    def spy(sentences, **kw):
+        seen.update(kw)
+        return real(sentences, **kw)
+
+    monkeypatch.setattr(n2v, "Word2Vec", spy)
+    Node2Vec(dim=4, num_walks=1, walk_length=3, window=2, negative=3, epochs=2, seed=5).fit(_two_cliques())
+    assert {k: seen[k] for k in ("sg", "hs", "min_count", "vector_size", "window", "negative", "epochs", "seed",
+                                 "workers")} == dict(sg=1, hs=0, min_count=1, vector_size=4, window=2, negative=3,
+                                                     epochs=2, seed=5, workers=1)
