@@ -1,4 +1,6 @@
 """node2vec: our own walks (uniform and p/q-biased), gensim Word2Vec, isolated nodes."""
+import inspect
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -65,8 +67,6 @@ def test_the_defaults_are_the_papers_and_reproducible():
     m = Node2Vec()
     assert (m.dim, m.num_walks, m.walk_length, m.window, m.p, m.q, m.weighted) == (50, 10, 80, 2, 1.0, 1.0, False)
     assert (m.epochs, m.negative, m.seed, m.workers) == (10, 5, 0, 1)
-    import inspect
-
     walk_defaults = {k: v.default for k, v in inspect.signature(random_walks).parameters.items() if k != "graph"}
     assert walk_defaults == dict(num_walks=10, walk_length=80, p=1.0, q=1.0, seed=0, weight="weight")
 
