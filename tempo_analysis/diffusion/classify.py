@@ -61,11 +61,13 @@ class DCWEClassifier:
     slice_index: dict
     scores_: dict
     dropped_unlabelled_: int = 0
+    max_length: int = 128          # tokens per document, as in training
 
     @torch.no_grad()
     def predict(self, frame: pd.DataFrame, batch_size: int = 32) -> list:
         """Label names for rows with unit, time, text."""
-        ds = SocialClsDataset(frame, self.tokenizer, self.unit_index, self.slice_index, [0] * len(frame))
+        ds = SocialClsDataset(frame, self.tokenizer, self.unit_index, self.slice_index, [0] * len(frame),
+                              self.max_length)
         collate = collate_cls(self.tokenizer.pad_token_id)
         self.model.eval()
         out = []
@@ -133,4 +135,4 @@ def train_dcwe_classifier(corpus: SocialCorpus, label_column: str = "label", enc
     with torch.no_grad():
         y, p = predict(model, test_loader)
     return DCWEClassifier(model, tok, names, corpus.unit_index, corpus.slice_index,
-                          classification_scores(y, p, names), dropped)
+                          classification_scores(y, p, names), dropped, max_length)

@@ -123,3 +123,22 @@ def test_too_few_labelled_documents_for_a_test_split_are_refused():
     enc, tok = tiny_encoder(seed=0)
     with pytest.raises(ValueError, match="the test split is empty .4 labelled documents"):
         train_dcwe_classifier(corpus, "label", (enc, tok), **TINY)
+
+
+def test_predict_cuts_documents_where_training_did(corpus, monkeypatch):
+    import tempo_analysis.diffusion.classify as classify
+
+    enc, tok = tiny_encoder(seed=0)
+    clf = train_dcwe_classifier(corpus, "sense", (enc, tok), max_steps=1, batch_size=8, max_length=16, **TINY)
+    seen = []
+    real = classify.SocialClsDataset
+
+    class Recording(real):
+        def __init__(self, *args, **kw):
+            super().__init__(*args, **kw)
+            seen.append(max(len(x) for x in self.input_ids))
+
+    monkeypatch.setattr(classify, "SocialClsDataset", Recording)
+    long = corpus.df[corpus.df["sense"] != ""].head(2).assign(text=" ".join(["cloud server"] * 40))
+    clf.predict(long)
+    assert clf.max_length == 16 and seen == [16]

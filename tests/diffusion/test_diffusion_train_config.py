@@ -1,0 +1,76 @@
+"""DiffusionMapper's training set-up at its edges: the config's refusals, the two learning rates' parameter
+groups, and when the MLM head counts as fresh (so that "auto" warms it up)."""
+import pytest
+import torch
+
+from tempo_analysis.diffusion import DiffusionTrainConfig
+from tempo_analysis.diffusion.pipeline import _load_mlm_encoder, _param_groups, build_dcwe
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.world import SocialWorldConfig, generate_social
+
+SMALL = SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, n_changing=2, n_stable=1, docs_per_word=2,
+                          speed=2, n_seeds=1, seed=0)
+
+
+@pytest.mark.parametrize("kw, field", [
+    ({"epochs": 0}, "epochs=0"), ({"epochs": 1.5}, "epochs=1.5"),
+    ({"shared_warmup_steps": -1}, "shared_warmup_steps=-1"), ({"shared_warmup_steps": 2.0}, "shared_warmup_steps=2.0"),
+    ({"mlm_probability": 1.0}, "mlm_probability=1.0"), ({"mlm_probability": 0.0}, "mlm_probability=0.0"),
+    ({"mlm_probability": "0.3"}, "mlm_probability='0.3'"),
+    ({"head_warmup_steps": -1}, "head_warmup_steps=-1"), ({"head_warmup_steps": "some"}, "head_warmup_steps='some'"),
+    ({"variants": ()}, "variants=()"), ({"variants": ("dcwe", "bert")}, "variants=")])
+def test_bad_settings_are_refused_by_name(kw, field):
+    with pytest.raises(ValueError, match=field.replace("(", r"\(").replace(")", r"\)")):
+        DiffusionTrainConfig(**kw)
+
+
+def test_the_edges_of_each_range_are_accepted():
+    cfg = DiffusionTrainConfig(epochs=1, shared_warmup_steps=0, mlm_probability=0.99, head_warmup_steps=0,
+                               variants=["cwe"])
+    assert cfg.variants == ("cwe",)
+
+
+@pytest.fixture(scope="module")
+def dcwe():
+    corpus, _ = generate_social(SMALL)
+    enc, tok = tiny_encoder(head="mlm", seed=0)
+    return build_dcwe(enc, corpus, torch.randn(len(corpus.units), 8), [tok.convert_tokens_to_ids("cloud")], "dcwe",
+                      DiffusionTrainConfig(social_dim=8, gat_heads=2))
+
+
+def test_the_encoder_trains_at_lr_the_dynamic_component_at_dynamic_lr_without_decay_on_vectors(dcwe):
+    groups = _param_groups(dcwe, DiffusionTrainConfig(lr=1e-4, dynamic_lr=3e-3), decay=0.05)
+    name = {id(p): n for n, p in dcwe.named_parameters()}
+    seen = [id(p) for g in groups for p in g["params"]]
+    assert sorted(seen) == sorted(id(p) for p in dcwe.parameters()) and len(seen) == len(set(seen))  # each once
+    for g in groups:
+        names = [name[id(p)] for p in g["params"]]
+        assert all(n.startswith("dynamic.") for n in names) == (g["lr"] == 3e-3), (g["lr"], names[:3])
+        assert all(n.startswith("dynamic.") for n in names) or not any(n.startswith("dynamic.") for n in names)
+        assert g["weight_decay"] == (0.05 if all(p.ndim >= 2 for p in g["params"]) else 0.0)
+        assert all(p.ndim >= 2 for p in g["params"]) or all(p.ndim < 2 for p in g["params"])
+    assert {g["lr"] for g in groups} == {1e-4, 3e-3} and len(groups) == 4
+
+
+def test_frozen_parameters_are_left_out_of_every_group(dcwe):
+    frozen = [p for n, p in dcwe.named_parameters() if n.startswith("dynamic.ffns")]
+    for p in frozen:
+        p.requires_grad = False
+    try:
+        groups = _param_groups(dcwe, DiffusionTrainConfig())
+        kept = {id(p) for g in groups for p in g["params"]}
+        assert not kept & {id(p) for p in frozen}
+        assert kept == {id(p) for p in dcwe.parameters() if p.requires_grad}
+    finally:
+        for p in frozen:
+            p.requires_grad = True
+
+
+def test_a_saved_mlm_head_is_not_fresh_and_a_bare_body_is(tmp_path):
+    with_head, bare = tmp_path / "with_head", tmp_path / "bare"
+    for d, head in ((with_head, "mlm"), (bare, None)):
+        enc, tok = tiny_encoder(head=head, seed=0)
+        enc.save_pretrained(d)
+        tok.save_pretrained(d)
+    assert _load_mlm_encoder(str(with_head))[2] is False
+    assert _load_mlm_encoder(str(bare))[2] is True
