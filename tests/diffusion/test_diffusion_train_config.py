@@ -66,11 +66,36 @@ def test_frozen_parameters_are_left_out_of_every_group(dcwe):
             p.requires_grad = True
 
 
-def test_a_saved_mlm_head_is_not_fresh_and_a_bare_body_is(tmp_path):
-    with_head, bare = tmp_path / "with_head", tmp_path / "bare"
-    for d, head in ((with_head, "mlm"), (bare, None)):
+def test_a_saved_mlm_head_is_not_fresh_and_a_bare_body_is(encoder_dirs):
+    assert _load_mlm_encoder(encoder_dirs["with_head"])[2] is False
+    assert _load_mlm_encoder(encoder_dirs["bare"])[2] is True
+
+
+@pytest.fixture(scope="module")
+def encoder_dirs(tmp_path_factory):
+    """A tiny encoder saved with its MLM head, and the same body without one."""
+    dirs = {}
+    for name, head in (("with_head", "mlm"), ("bare", None)):
+        d = tmp_path_factory.mktemp(name)
         enc, tok = tiny_encoder(head=head, seed=0)
         enc.save_pretrained(d)
         tok.save_pretrained(d)
-    assert _load_mlm_encoder(str(with_head))[2] is False
-    assert _load_mlm_encoder(str(bare))[2] is True
+        dirs[name] = str(d)
+    return dirs
+
+
+def _fit(encoder, **kw):
+    from tempo_analysis.diffusion import DiffusionMapper
+
+    cfg = DiffusionTrainConfig(encoder=encoder, variants=("cwe",), epochs=1, batch_size=8, progress=False,
+                               node2vec=dict(dim=8, num_walks=2, walk_length=10), social_dim=8, gat_heads=2, **kw)
+    return DiffusionMapper(cfg).fit(generate_social(SMALL)[0])
+
+
+def test_auto_head_warmup_trains_a_fresh_head_for_one_variants_steps_and_a_saved_head_not_at_all(encoder_dirs):
+    capped = _fit(encoder_dirs["bare"], max_steps=2)
+    assert capped.history_["head_warmup_steps"] == 2                       # as many steps as a variant trains
+    whole = _fit(encoder_dirs["bare"], max_steps=None)
+    epoch = -(-len(whole.splits_["train"]) // 8)
+    assert epoch > 2 and whole.history_["head_warmup_steps"] == epoch       # at most one epoch
+    assert "head_warmup_steps" not in _fit(encoder_dirs["with_head"], max_steps=2).history_
