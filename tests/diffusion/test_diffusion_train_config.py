@@ -1,9 +1,12 @@
 """DiffusionMapper's training set-up at its edges: the config's refusals, the two learning rates' parameter
 groups, and when the MLM head counts as fresh (so that "auto" warms it up)."""
+import inspect
+
 import pytest
 import torch
 
-from tempo_analysis.diffusion import DiffusionTrainConfig
+from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
+from tempo_analysis.diffusion.classify import train_dcwe_classifier
 from tempo_analysis.diffusion.pipeline import _load_mlm_encoder, _param_groups, build_dcwe
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
@@ -85,8 +88,6 @@ def encoder_dirs(tmp_path_factory):
 
 
 def _fit(encoder, **kw):
-    from tempo_analysis.diffusion import DiffusionMapper
-
     cfg = DiffusionTrainConfig(encoder=encoder, variants=("cwe",), epochs=1, batch_size=8, progress=False,
                                node2vec=dict(dim=8, num_walks=2, walk_length=10), social_dim=8, gat_heads=2, **kw)
     return DiffusionMapper(cfg).fit(generate_social(SMALL)[0])
@@ -99,3 +100,14 @@ def test_auto_head_warmup_trains_a_fresh_head_for_one_variants_steps_and_a_saved
     epoch = -(-len(whole.splits_["train"]) // 8)
     assert epoch > 2 and whole.history_["head_warmup_steps"] == epoch       # at most one epoch
     assert "head_warmup_steps" not in _fit(encoder_dirs["with_head"], max_steps=2).history_
+
+
+def test_the_social_components_defaults_are_the_references():
+    """REFERENCE-NOTES section 3: s of size 50 from 2 GAT layers of 4 heads (dropout 0.6), offset FFN dropout 0.2,
+    lambda_a = 1e-3 lambda_w; BERT's 15% held-out masks, each test document masked 3 times; 70/10/20 splits."""
+    cfg = DiffusionTrainConfig()
+    assert (cfg.social_dim, cfg.gat_heads, cfg.gat_dropout, cfg.offset_dropout, cfg.lambda_a) == (50, 4, 0.6, 0.2, None)
+    assert (cfg.mlm_probability, cfg.eval_repeats, cfg.dev, cfg.test, cfg.seed) == (0.15, 3, 0.1, 0.2, 0)
+    assert (cfg.max_length, cfg.slice_batches, cfg.variants) == (64, True, ("dcwe", "cwe", "sa", "ta"))
+    clf = {k: v.default for k, v in inspect.signature(train_dcwe_classifier).parameters.items()}
+    assert (clf["social_dim"], clf["gat_heads"], clf["max_length"], clf["seed"]) == (50, 4, 128, 0)
