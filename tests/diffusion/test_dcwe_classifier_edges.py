@@ -142,3 +142,28 @@ def test_predict_cuts_documents_where_training_did(corpus, monkeypatch):
     long = corpus.df[corpus.df["sense"] != ""].head(2).assign(text=" ".join(["cloud server"] * 40))
     clf.predict(long)
     assert clf.max_length == 16 and seen == [16]
+
+
+def test_node2vec_settings_reach_the_social_input(trained):
+    assert tuple(trained.model.dynamic.node_features.shape) == (12, 8)      # TINY's node2vec dim, not the default 50
+
+
+@pytest.mark.parametrize("per_slice, metric", [(10, "macro_f1"), (4, "loss")])
+def test_the_best_weights_are_chosen_on_dev_macro_f1_when_there_is_a_dev_split(per_slice, metric, monkeypatch):
+    import tempo_analysis.diffusion.classify as classify
+
+    configs = []
+    real = classify.Trainer
+
+    def recording(model, config, **kw):
+        configs.append((config, kw.get("eval_fn")))
+        return real(model, config, **kw)
+
+    monkeypatch.setattr(classify, "Trainer", recording)
+    corpus = _hand_corpus(["yes", "no"], per_slice=per_slice)
+    assert (len(split_corpus(corpus)[1]) > 0) == (metric == "macro_f1")
+    enc, tok = tiny_encoder(seed=0)
+    train_dcwe_classifier(corpus, "label", (enc, tok), epochs=1, batch_size=4, **TINY)
+    (config, eval_fn), = configs
+    assert config.metric == metric and config.greater_is_better == (metric == "macro_f1")
+    assert (eval_fn is not None) == (metric == "macro_f1")
