@@ -332,3 +332,24 @@ def test_a_run_without_a_dev_split_trains_and_scores(tiny_dir):
     assert len(mapper.splits_["dev"]) == 0 and len(mapper.splits_["train"]) + len(mapper.splits_["test"]) == len(corpus)
     assert all(math.isfinite(v) and v > 1 for v in mapper.perplexity_.values()) and set(mapper.perplexity_) == {
         "start", "dcwe", "cwe"}
+
+
+def test_paired_comparison_statistics_from_known_document_losses(run, monkeypatch):
+    """Per-document losses given: documents without a masked token are left out, ties count as not lower, and
+    the test is scipy's Wilcoxon over the paired mean losses (a tie is kept, not a reason to skip the test)."""
+    import numpy as np
+    from scipy.stats import wilcoxon
+
+    import tempo_analysis.diffusion.pipeline as pipeline
+
+    sums = {"dcwe": np.array([1.0, 2.0, 3.0, 6.0, 0.0, 0.5]), "cwe": np.array([2.0, 2.0, 1.5, 8.0, 0.0, 1.0])}
+    n = np.array([1, 1, 1, 2, 0, 1])
+    monkeypatch.setattr(pipeline, "document_nll",
+                        lambda model, batches, n_docs: (sums["dcwe" if model is run.models_["dcwe"] else "cwe"], n))
+    got = run.paired_comparison("dcwe", "cwe")
+    a, b = np.array([1.0, 2.0, 3.0, 3.0, 0.5]), np.array([2.0, 2.0, 1.5, 4.0, 1.0])
+    assert got["n_docs"] == 5 and got["share_lower"] == pytest.approx(3 / 5)
+    assert got["dcwe"] == pytest.approx(np.exp(12.5 / 6)) and got["cwe"] == pytest.approx(np.exp(14.5 / 6))
+    assert got["wilcoxon"] == pytest.approx(wilcoxon(a, b).statistic) and got["p_value"] == pytest.approx(
+        wilcoxon(a, b).pvalue)
+    assert run.paired_comparison("cwe", "dcwe")["share_lower"] == pytest.approx(1 / 5)
