@@ -416,7 +416,7 @@ class DiffusionMapper:
             tokenizer = AutoTokenizer.from_pretrained(out / names[0])  # (config.json says "dcwe": quiet)
         docs = pd.read_csv(out / "corpus" / "docs.csv", dtype={"unit": str, "doc_id": str}, keep_default_na=False)
         docs["time"] = docs["time"].map(_slice_caster(meta["slices"]))
-        edges = pd.read_csv(out / "corpus" / "edges.csv", dtype={"source": str, "target": str})
+        edges = pd.read_csv(out / "corpus" / "edges.csv", dtype={"source": str, "target": str}, keep_default_na=False)
         g = nx.DiGraph() if meta.get("directed") else nx.Graph()   # (runs saved before: undirected)
         g.add_nodes_from(meta["units"])
         g.add_weighted_edges_from(edges.itertuples(index=False, name=None))

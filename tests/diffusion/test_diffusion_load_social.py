@@ -94,3 +94,15 @@ def test_csv_and_bad_specs(tmp_path):
         load_social(f"csv:{tmp_path / 'd.csv'}")
     with pytest.raises(DataError, match="use one of world"):
         load_social("parquet:x")
+
+
+def test_csv_reads_na_and_null_as_written_and_only_a_blank_cell_as_missing(tmp_path):
+    """A unit called "NA" (a venue, a region) and a text "null" are data, not missing values."""
+    (tmp_path / "d.csv").write_text("unit,time,text\nNA,2020,a cloud server\nb,2020,null\nb,2021,None\n")
+    (tmp_path / "e.csv").write_text("source,target\nNA,b\n")
+    corpus, _ = load_social(f"csv:{tmp_path / 'd.csv'},{tmp_path / 'e.csv'}")
+    assert corpus.units == ["NA", "b"] and corpus.graph.has_edge("NA", "b")
+    assert corpus.df["text"].tolist() == ["a cloud server", "null", "None"] and corpus.df["time"].tolist() == [2020] * 2 + [2021]
+    (tmp_path / "d.csv").write_text("unit,time,text\nNA,2020,a cloud\n,2020,rain\n")
+    with pytest.raises(DataError, match=r"column 'unit' at rows \[1\]: documents without a social unit"):
+        load_social(f"csv:{tmp_path / 'd.csv'},{tmp_path / 'e.csv'}")

@@ -353,3 +353,55 @@ def test_paired_comparison_statistics_from_known_document_losses(run, monkeypatc
     assert got["wilcoxon"] == pytest.approx(wilcoxon(a, b).statistic) and got["p_value"] == pytest.approx(
         wilcoxon(a, b).pvalue)
     assert run.paired_comparison("cwe", "dcwe")["share_lower"] == pytest.approx(1 / 5)
+
+
+@pytest.fixture(scope="module")
+def cloud_map(run):
+    return run.analyze("cloud", "server", index=run.context_index(progress=False), n_neighbors=5)
+
+
+def test_the_network_map_defaults_to_louvain_communities_and_the_r_hat_scale(run, cloud_map):
+    from tempo_analysis.diffusion.analysis import graph_communities
+
+    fig = run.visualize_network_map(cloud_map, top_words=None).to_dict()
+    given = run.visualize_network_map(cloud_map, top_words=None,
+                                      communities=graph_communities(run.corpus_.graph, seed=0)).to_dict()
+    plain = run.visualize_network_map(cloud_map, top_words=None, communities={}).to_dict()
+    assert fig == given != plain
+    assert fig["layout"]["coloraxis"]["cmax"] == 5.0                # r-hat counts of 5 neighbours at most
+    words = {u: ["zebra"] for u in run.corpus_.units}                 # a {unit: words} table is used as given
+    hover = " ".join(str(tr.get("hovertext")) for tr in run.visualize_network_map(cloud_map, top_words=words)
+                     .to_dict()["data"])
+    assert "zebra" in hover
+
+
+def test_context_index_progress_follows_the_config_unless_given(run, capfd):
+    capfd.readouterr()
+    run.context_index(progress=True)
+    assert "encode" in capfd.readouterr().err
+    run.context_index()                                              # the run's config: progress=False
+    assert "encode" not in capfd.readouterr().err
+
+
+def test_save_and_load_keep_the_corpus_as_it_was(run, tmp_path):
+    """Units or texts that read as missing values in a CSV ("NA", "null") and the document table's columns
+    come back as they were saved, with the same splits."""
+    import copy
+
+    import networkx as nx
+
+    from tempo_analysis.data import SocialCorpus
+
+    rename = {run.corpus_.units[0]: "NA"}
+    df = run.corpus_.df.copy()
+    df["unit"] = df["unit"].replace(rename)
+    df.loc[0, "text"] = "null"
+    corpus = SocialCorpus.from_frame(df, nx.relabel_nodes(run.corpus_.graph, rename), slices=run.corpus_.slices)
+    mapper = copy.copy(run)
+    mapper.corpus_ = corpus
+    mapper.save(tmp_path / "run")
+    again = DiffusionMapper.load(tmp_path / "run", variants=["cwe"])
+    pd.testing.assert_frame_equal(again.corpus_.df, corpus.df)
+    assert again.corpus_.units == corpus.units and "NA" in again.corpus_.units
+    assert {k: v["doc_id"].tolist() for k, v in again.splits_.items()} == {
+        k: v["doc_id"].tolist() for k, v in run.splits_.items()}
