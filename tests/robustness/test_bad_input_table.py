@@ -245,6 +245,8 @@ PERIODS = [
     Row("periods: single period where two are needed", lambda t: PeriodCorpus.from_frame(
         docs(period=[1990] * 3)).require_periods(2, "semantic change"),
         error=r"semantic change needs at least 2 periods, but the corpus has 1 \(\[1990\]\)"),
+    Row("periods: a text null or NA in a CSV is kept", lambda t: load_period_corpus(
+        write(t, "p.csv", "period,text\n1990,null\n2000,NA\n")), check=lambda c: c.df["text"].tolist() == ["null", "NA"]),
     Row("periods: 0-byte CSV", lambda t: load_period_corpus(write(t, "empty.csv", "")),
         error=r"cannot read CSV file '.*empty\.csv': the file is empty"),
     Row("periods: typo year", lambda t: check_years([2019, 20061, 2020], where="--test-year"),
@@ -278,6 +280,9 @@ SOCIAL = [
     Row("social: a CSV time column mixing number-like and text labels", lambda t: load_social_corpus(
         write(t, "d.csv", "unit,time,text\nu,1,a\nv,late,b\n"), write(t, "e.csv", "source,target\nu,v\n")),
         error=r"column 'time' mixes number-like labels \['1'\] with text labels \['late'\].*slices="),
+    Row("social: a unit called NA and a text null in CSVs are data", lambda t: load_social_corpus(
+        write(t, "d.csv", "unit,time,text\nNA,0,null\nv,1,b\n"), write(t, "e.csv", "source,target\nNA,v\n")),
+        check=lambda c: c.units == ["NA", "v"] and c.df["text"].tolist() == ["null", "b"] and c.graph.has_edge("NA", "v")),
     Row("social: edge to an unknown unit", lambda t: SocialCorpus.from_frame(social(), edges=[("u", "ghost")]),
         error=r"column 'source/target'.*unknown unit.*'ghost'"),
     Row("social: edge with a missing endpoint", lambda t: SocialCorpus.from_frame(
