@@ -93,7 +93,9 @@ def read_run(cls, directory, *, lm: str | None = None):
     fitted.adapter_rank_ = (next(iter(fitted.models_.values())).config.adapter_rank if fitted.models_
                           else settings.adapter_rank)
     truth = d / "trend_truth.csv"
-    fitted.trend_truth_ = pd.read_csv(truth) if truth.is_file() else None
+    # a planted word such as "null" or "nan" stays a word: only a blank cell is missing
+    fitted.trend_truth_ = (pd.read_csv(truth, dtype={"word": str}, keep_default_na=False, na_values=[""])
+                           if truth.is_file() else None)
     results = d / "results.csv"
     fitted.results_ = pd.read_csv(results) if results.is_file() else None
     return fitted

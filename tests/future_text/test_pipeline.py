@@ -51,6 +51,14 @@ def test_fit_score_and_summary_keys(exp):
     assert exp.models_["freq"].history_years == [2010, 2011, 2012, 2013, 2014]
 
 
+def test_a_planted_trend_word_spelled_null_or_nan_survives_save_and_load(exp, tmp_path, monkeypatch):
+    truth = pd.DataFrame({"word": ["null", "nan", "graph"], "kind": ["rising", "falling", "steady"],
+                          "start_year": [2011, np.nan, 2012]})
+    monkeypatch.setattr(exp, "trend_truth_", truth)
+    exp.save(tmp_path / "run")
+    pd.testing.assert_frame_equal(FutureTextModel.load(tmp_path / "run").trend_truth_, truth)
+
+
 def test_variant_names_and_bad_names():
     m = FutureTextModel(default_settings(last_n=(1, 2)), variants=("last-n", "last-3", "freq"))
     assert m.jobs() == [("last-n", 1, "last-1"), ("last-n", 2, "last-2"), ("last-n", 3, "last-3"), ("freq", None, "freq")]
