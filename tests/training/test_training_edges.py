@@ -1,5 +1,6 @@
 """Trainer at its edges: a one-example dataset, user parameter groups holding frozen parameters, the default
 restore_best without dev data, and the final evaluation after a single step."""
+import pytest
 import torch
 from torch.utils.data import TensorDataset
 
@@ -57,3 +58,14 @@ def test_a_single_step_run_still_evaluates_its_final_weights():
     trainer = Trainer(make_linear(), cfg(batch_size=4, max_steps=1, max_epochs=None), loss_fn=mse).fit(
         make_data(32), make_data(8))
     assert [r["step"] for r in trainer.history_ if "loss" in r] == [1] and trainer.best_step_ == 1
+
+
+def test_without_dev_data_a_checkpoint_folder_holds_the_last_state_and_no_best(tmp_path):
+    Trainer(make_linear(), cfg(batch_size=4, max_epochs=2, checkpoint_dir=str(tmp_path / "ck")), loss_fn=mse).fit(
+        make_data(8))
+    assert sorted(p.name for p in (tmp_path / "ck").iterdir()) == ["last.safetensors"]
+
+
+def test_a_loss_that_is_not_a_tensor_is_refused_by_name():
+    with pytest.raises(ValueError, match="loss_fn must return a scalar tensor, got float"):
+        Trainer(make_linear(), cfg(batch_size=4), loss_fn=lambda m, b: 1.0).fit(make_data(8))
