@@ -239,3 +239,31 @@ def test_checkpoint_files_and_resuming_a_finished_run(tmp_path, no_pickle):
 
     with pytest.raises(ValueError, match="batch_size=4 but TrainConfig.batch_size=8"):
         Trainer(new_model(0), config(tmp_path, batch_size=8), loss_fn=mse).fit(train, dev)
+
+
+def scripted(values):
+    it = iter(values)
+    return lambda model, batches: {"score": next(it)}
+
+
+@pytest.mark.parametrize("restore", [True, False])
+def test_a_resumed_run_restores_the_best_weights_saved_before_the_crash(tmp_path, no_pickle, restore):
+    """The best evaluation (step 3) came before the crash (step 8): the resumed run ends on the step-3 weights
+    that best.safetensors holds, as the uninterrupted run does; without restore_best both end on the last."""
+    train, dev = make_data(40, 0), make_data(12, 1)
+    kw = dict(eval_every=3, metric="score", restore_best=restore)
+    ref_model = new_model(0)
+    Trainer(ref_model, config(tmp_path / "ref", **kw), loss_fn=mse, eval_fn=scripted([1.0] + [5.0] * 4)).fit(train, dev)
+    with pytest.raises(Crash):                            # 2 loss calls per step: the 15th is in step 8
+        Trainer(new_model(0), config(tmp_path / "run", **kw), loss_fn=crashing_loss(14),
+                eval_fn=scripted([1.0, 5.0])).fit(train, dev)
+    assert load_checkpoint(tmp_path / "run" / "best.safetensors")[1]["step"] == 3
+    resumed_model = new_model(99)
+    resumed = Trainer(resumed_model, config(tmp_path / "run", **kw), loss_fn=mse,
+                      eval_fn=scripted([5.0] * 3)).fit(train, dev)
+    assert (resumed.global_step_, resumed.best_step_) == (15, 3)
+    for name, value in ref_model.state_dict().items():
+        assert torch.equal(resumed_model.state_dict()[name], value), name
+    last = load_checkpoint(tmp_path / "run" / "last.safetensors")[0]
+    at_end = torch.equal(resumed_model.state_dict()["net.0.weight"], last["model.net.0.weight"])
+    assert at_end is not restore

@@ -69,3 +69,11 @@ def test_without_dev_data_a_checkpoint_folder_holds_the_last_state_and_no_best(t
 def test_a_loss_that_is_not_a_tensor_is_refused_by_name():
     with pytest.raises(ValueError, match="loss_fn must return a scalar tensor, got float"):
         Trainer(make_linear(), cfg(batch_size=4), loss_fn=lambda m, b: 1.0).fit(make_data(8))
+
+
+@pytest.mark.parametrize("greater", [True, False])
+def test_a_tie_with_the_best_is_not_an_improvement(greater):
+    values = iter([2.0, 2.0, 2.0])
+    trainer = Trainer(make_linear(), cfg(batch_size=4, max_epochs=3, metric="score", greater_is_better=greater),
+                      loss_fn=mse, eval_fn=lambda m, d: {"score": next(values)}).fit(make_data(8), make_data(4))
+    assert (trainer.best_step_, trainer.best_metric_) == (2, 2.0)          # the first of the equal evaluations
