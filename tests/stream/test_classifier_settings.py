@@ -1,0 +1,50 @@
+"""TempoFormerClassifier's settings at their edges: the chunk and window checks, the model's window capacity,
+the pooling read from a sentence-transformers folder, and the bound on the shared local-stack memo."""
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+import tempo_analysis.stream.classifier as classifier
+from tempo_analysis.stream.classifier import TempoFormerClassifier, encoder_summary
+
+
+@pytest.mark.parametrize("chunk, batch_size, expected", [(0, 16, 1), (-3, 16, 1), (3, 16, 3), (10, 4, 4), (1, 1, 1)])
+def test_chunk_is_at_least_one_window_and_at_most_a_batch(chunk, batch_size, expected):
+    assert TempoFormerClassifier(chunk=chunk, batch_size=batch_size).chunk == expected
+
+
+def test_a_window_of_one_post_is_allowed_and_zero_is_refused():
+    assert TempoFormerClassifier(window=1).window == 1
+    with pytest.raises(ValueError, match="window=0 must be a positive integer"):
+        TempoFormerClassifier(window=0)
+
+
+@pytest.mark.parametrize("window, capacity", [(5, 64), (64, 64), (70, 70)])
+def test_the_model_holds_windows_of_64_posts_or_the_chosen_window_if_longer(window, capacity):
+    clf = TempoFormerClassifier(window=window, progress=False)
+    model = clf._build_model(["no", "yes"], np.array([0, 1, 1]))
+    assert model.config.max_window == capacity
+
+
+def test_mean_pooling_is_read_from_the_folders_pooling_config(tmp_path):
+    for name, mean in (("mean", True), ("cls", False), ("bare", None)):
+        (tmp_path / name / "1_Pooling").mkdir(parents=True)
+        (tmp_path / name / "config.json").write_text("{}")
+        if mean is not None:
+            (tmp_path / name / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_mean_tokens": mean}))
+    assert [encoder_summary(str(tmp_path / n)) for n in ("mean", "cls", "bare")] == ["mean", "cls", "cls"]
+    assert encoder_summary("default") == "mean" and encoder_summary(object()) == "cls"
+
+
+def test_the_local_memo_keeps_the_newest_posts_up_to_its_bound(monkeypatch):
+    monkeypatch.setattr(classifier, "_LOCAL_MEMO", OrderedDict())
+    monkeypatch.setattr(classifier, "LOCAL_MEMO_MAX_POSTS", 2)
+    for key in ("a", "b", "c"):
+        classifier._remember(key, key)
+    assert list(classifier._LOCAL_MEMO) == ["b", "c"]
+    classifier._remember("d", "d")
+    assert list(classifier._LOCAL_MEMO) == ["c", "d"]
