@@ -48,3 +48,32 @@ def test_the_local_memo_keeps_the_newest_posts_up_to_its_bound(monkeypatch):
     assert list(classifier._LOCAL_MEMO) == ["b", "c"]
     classifier._remember("d", "d")
     assert list(classifier._LOCAL_MEMO) == ["c", "d"]
+
+
+@pytest.fixture(scope="module")
+def fitted():
+    from tempo_analysis.encoders import tiny_encoder
+
+    from .conftest import make_timelines
+
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("calm", "shift", "spike"), seed=2)
+    train, dev = tl.subset(tl.timeline_ids[:4]), tl.subset(tl.timeline_ids[4:])
+    clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2, seed=0), window=3, epochs=2, batch_size=4,
+                                progress=False, device="cpu").fit(train, dev)
+    return clf, dev
+
+
+def test_the_kept_weights_are_those_of_the_highest_dev_macro_f1(fitted):
+    clf, _ = fitted
+    config = clf.trainer_.config
+    assert (config.metric, config.greater_is_better, config.restore_best) == ("macro_f1", True, True)
+    assert clf.trainer_.best_metric_ == max(r["macro_f1"] for r in clf.history_ if "macro_f1" in r)
+
+
+def test_predict_takes_any_window_from_one_post_to_the_models_capacity(fitted):
+    clf, dev = fitted
+    assert clf.predict_proba(dev, window=1).shape == (len(dev.df), 3)
+    assert clf.predict_proba(dev, window=64).shape == (len(dev.df), 3)
+    for bad in (0, 65):
+        with pytest.raises(ValueError, match=rf"window={bad} must be in \[1, 64\]"):
+            clf.predict_proba(dev, window=bad)
