@@ -46,3 +46,20 @@ def test_the_benchmarks_defaults_are_fixed_and_frozen():
     assert (cfg.max_sentences_per_period, cfg.acl_year, cfg.seed) == (6000, 2005, 0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         cfg.seed = 1
+
+
+def test_a_gutenberg_book_loses_its_title_line_and_headings_and_keeps_4_to_60_word_sentences(tmp_path):
+    from tempo_analysis.data.loaders.pseudoword import read_gutenberg_file
+
+    book = tmp_path / "austen-emma.txt"
+    book.write_text("[Emma by Jane Austen 1816]\n\nVOLUME ONE CHAPTER ONE\n\nEmma Woodhouse was handsome. Too short here. "
+                    + words(60, "Long") + " " + words(61, "Longer") + "\n")
+    got = read_gutenberg_file(book)
+    assert [s.split()[0] for s in got] == ["Emma", "Long"] and "[Emma" not in " ".join(got)
+
+
+def test_the_injected_target_takes_the_donors_capital_at_a_sentence_start():
+    from tempo_analysis.data.loaders.pseudoword import _replace
+
+    assert _replace("Importance is key.", (0, 10), "desire") == ("Desire is key.", (0, 6))
+    assert _replace("the importance of it", (4, 14), "desire") == ("the desire of it", (4, 10))
