@@ -66,9 +66,16 @@ def read_frame(reader, path, *args, what: str = "input file", fix: str | None = 
     are not UTF-8 are a :class:`DataError` that names the file, the reason, and ``fix``. A row with more
     fields than the header (pandas only warns, and drops them) is an error too, unless
     ``long_rows="caller"``: the caller names such rows itself.
+
+    With ``pd.read_csv`` only a blank cell is missing: "NA", "null", "None" or "nan" are read as written
+    (a unit, a label or a text), unless the caller passes ``keep_default_na`` itself.
     """
     from pathlib import Path
 
+    import pandas as pd
+
+    if reader is pd.read_csv and "keep_default_na" not in kwargs:
+        kwargs.update(keep_default_na=False, na_values=kwargs.get("na_values", [""]))
     p = Path(path)
     if not p.exists():
         raise DataPathError(f"{what} {str(p)!r} does not exist. Fix: check the path.")

@@ -186,14 +186,11 @@ class SocialCorpus:
     @classmethod
     def from_csv(cls, docs: str | Path, edges: str | Path, **kwargs) -> "SocialCorpus":
         """Read documents (unit, time, text) and an edge list (source, target[, weight]) from CSV files."""
-        # index_col=False: a row with a field too many is an error, not a shifted table. Only a blank cell is
-        # missing: a unit called "NA" or a text "null" is read as written (pandas would make them missing).
-        blank = {c: [""] for c in ("doc_id", "unit", "time", "text", "source", "target", "weight")}
+        # index_col=False: a row with a field too many is an error, not a shifted table; read_frame reads
+        # only a blank cell as missing (a unit called "NA" or a text "null" is data)
         return cls.from_frame(read_frame(pd.read_csv, docs, what="documents CSV", index_col=False,
-                                         keep_default_na=False, na_values=blank,
                                          dtype={"unit": str, "doc_id": str, "text": str}),
                               edges=read_frame(pd.read_csv, edges, what="edge list CSV", index_col=False,
-                                               keep_default_na=False, na_values=blank,
                                                dtype={"source": str, "target": str}), **kwargs)
 
     def __len__(self) -> int:

@@ -247,6 +247,8 @@ PERIODS = [
         error=r"semantic change needs at least 2 periods, but the corpus has 1 \(\[1990\]\)"),
     Row("periods: a text null or NA in a CSV is kept", lambda t: load_period_corpus(
         write(t, "p.csv", "period,text\n1990,null\n2000,NA\n")), check=lambda c: c.df["text"].tolist() == ["null", "NA"]),
+    Row("periods: a text null in a corpus CSV is kept", lambda t: PeriodCorpus.from_csv(
+        write(t, "p.csv", "period,text\n1990,null\n2000,None\n")), check=lambda c: c.df["text"].tolist() == ["null", "None"]),
     Row("periods: 0-byte CSV", lambda t: load_period_corpus(write(t, "empty.csv", "")),
         error=r"cannot read CSV file '.*empty\.csv': the file is empty"),
     Row("periods: typo year", lambda t: check_years([2019, 20061, 2020], where="--test-year"),

@@ -27,12 +27,11 @@ def read_table(source) -> pd.DataFrame:
     if not path.is_file():
         raise DataPathError(f"input {str(path)!r} is not a file. Fix: pass a .csv, .tsv, .jsonl or .json file.")
     suffix = "".join(path.suffixes[-2:]) if path.suffix == ".gz" else path.suffix
-    # only a blank cell is missing: a unit called "NA" or a text "null" is read as written
+    # read_frame: only a blank cell is missing (a unit called "NA" or a text "null" is read as written)
     if suffix.startswith(".csv"):
-        return read_frame(pd.read_csv, path, what="CSV file", dtype=_CSV_COLS, keep_default_na=False, na_values=[""])
+        return read_frame(pd.read_csv, path, what="CSV file", dtype=_CSV_COLS)
     if suffix.startswith(".tsv"):
-        return read_frame(pd.read_csv, path, what="TSV file", sep="\t", dtype=_CSV_COLS, keep_default_na=False,
-                          na_values=[""])
+        return read_frame(pd.read_csv, path, what="TSV file", sep="\t", dtype=_CSV_COLS)
     if suffix.startswith(".jsonl"):
         return read_frame(pd.read_json, path, what="JSON-lines file", lines=True, dtype=_ID_COLS,
                           fix="write one JSON object per line, with the same fields on every line")
