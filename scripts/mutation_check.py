@@ -61,11 +61,25 @@ def write(path: Path, text: str) -> None:
         pyc.unlink(missing_ok=True)
 
 
-def check(path: Path, tests: list[str], *, limit: int | None = None, timeout: float = 600) -> list[tuple[int, str, str]]:
+def line_range(text: str) -> tuple[int, int]:
+    """'120-200' -> (120, 200); '120-' -> (120, end of file); '120' -> (120, 120)."""
+    first, sep, last = text.partition("-")
+    try:
+        lo = int(first)
+        hi = int(last) if last else (10 ** 9 if sep else lo)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--lines {text!r}: give FIRST-LAST, FIRST- or LINE, e.g. 120-200") from None
+    if lo < 1 or hi < lo:
+        raise argparse.ArgumentTypeError(f"--lines {text!r}: lines count from 1 and FIRST must not exceed LAST")
+    return lo, hi
+
+
+def check(path: Path, tests: list[str], *, limit: int | None = None, timeout: float = 600,
+          lines: tuple[int, int] | None = None) -> list[tuple[int, str, str]]:
     source = path.read_text()
     if not run_tests(tests, timeout):
         raise SystemExit(f"the tests fail on the unchanged {path}: fix them first")
-    found = mutants(source)[:limit]
+    found = [m for m in mutants(source) if lines is None or lines[0] <= m[0] <= lines[1]][:limit]
     print(f"{len(found)} mutants of {path}", flush=True)
     lines, survivors = source.splitlines(keepends=True), []
     try:
@@ -85,11 +99,13 @@ def main(argv=None) -> int:
     ap.add_argument("source", type=Path, help="the one source file to mutate")
     ap.add_argument("tests", nargs="+", help="test files (or pytest node ids) that should notice")
     ap.add_argument("--max", type=int, default=None, help="stop after this many mutants")
+    ap.add_argument("--lines", type=line_range, default=None,
+                    help="mutate only these lines: FIRST-LAST, FIRST- (to the end) or LINE (resume or focus a pass)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per test run (a hang counts as noticed)")
     a = ap.parse_args(argv)
     if not a.source.is_file():
         ap.error(f"{a.source} is not a file")
-    return 1 if check(a.source, a.tests, limit=a.max, timeout=a.timeout) else 0
+    return 1 if check(a.source, a.tests, limit=a.max, timeout=a.timeout, lines=a.lines) else 0
 
 
 if __name__ == "__main__":

@@ -38,3 +38,15 @@ def test_tests_that_fail_already_are_refused(tmp_path):
     test.write_text("def test_it():\n    assert False\n")
     with pytest.raises(SystemExit, match="fix them first"):
         mutation_check.check(tmp_path / "toy.py", [str(test)], timeout=120)
+
+
+def test_a_line_range_limits_the_mutants_to_those_lines(tmp_path):
+    (tmp_path / "toy.py").write_text("A = 1 < 2\nB = 3 < 4\nC = 5 < 6\n")
+    test = tmp_path / "test_toy.py"
+    test.write_text("def test_nothing():\n    pass\n")
+    rows = {row for row, _, _ in mutation_check.check(tmp_path / "toy.py", [str(test)], timeout=120, lines=(2, 3))}
+    assert rows == {2, 3}
+    assert mutation_check.line_range("2-") == (2, 10 ** 9) and mutation_check.line_range("7") == (7, 7)
+    for bad in ("x", "0-3", "5-2"):
+        with pytest.raises(Exception, match="--lines"):
+            mutation_check.line_range(bad)
