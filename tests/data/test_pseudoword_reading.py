@@ -63,3 +63,56 @@ def test_the_injected_target_takes_the_donors_capital_at_a_sentence_start():
 
     assert _replace("Importance is key.", (0, 10), "desire") == ("Desire is key.", (0, 6))
     assert _replace("the importance of it", (4, 14), "desire") == ("the desire of it", (4, 10))
+
+
+# --- which nouns may become targets: a band of sentence counts in *both* periods ---------------------
+BAND = dict(min_count=3, max_count=5)
+COUNTS = {                      # noun: (early sentences, late sentences)
+    "alpha": (3, 3),            # at the lower edge in both periods: in
+    "gamma": (5, 5),            # at the upper edge in both periods: in
+    "epsilon": (4, 5),          # in
+    "cat": (4, 4),              # three letters is long enough: in
+    "beta": (2, 4),             # too rare in one period: out
+    "delta": (4, 6),            # too common in one period: out
+    "ox": (4, 4),               # two letters: out
+    "time": (4, 4),             # too general a noun: out
+}
+
+
+def _band_build(monkeypatch, n_targets: int):
+    """``build_pseudoword`` over one-sentence documents that give each noun exactly its COUNTS: the documents'
+    periods are the benchmark's own seeded draw, replayed here."""
+    import numpy as np
+
+    from tempo_analysis.data.loaders import pseudoword as pw
+
+    seed, n_docs = 0, 400
+    late = np.random.default_rng(seed).random(n_docs) < 0.5
+    free = {False: [i for i in range(n_docs) if not late[i]], True: [i for i in range(n_docs) if late[i]]}
+    sentences = ["nothing much happened here"] * n_docs
+    for noun, (n_early, n_late) in COUNTS.items():
+        for is_late, n in ((False, n_early), (True, n_late)):
+            for _ in range(n):
+                sentences[free[is_late].pop()] = f"the {noun} stood here"
+    docs = [(f"brown-{i}", [s]) for i, s in enumerate(sentences)]
+
+    def read_sources(root, acl_year=None, info=None):
+        info.update(sources={"brown": n_docs}, missing=[], replaced={})
+        return docs, set(COUNTS)
+
+    monkeypatch.setattr(pw, "read_sources", read_sources)
+    return pw.build_pseudoword("unused", PseudowordConfig(n_targets=n_targets, p_max=0.0, seed=seed, **BAND))
+
+
+def test_a_target_needs_a_count_inside_the_band_in_both_periods(monkeypatch):
+    from tempo_analysis.data.errors import DataError
+
+    with pytest.raises(DataError, match=r"only 4 candidate nouns with 3\.\.5 sentences per period; .* needs 100"):
+        _band_build(monkeypatch, n_targets=50)
+    bench = _band_build(monkeypatch, n_targets=2)        # four in the band: exactly twice the targets is enough
+    truth = bench.truth.set_index("word")
+    assert set(truth.index) <= {"alpha", "gamma", "epsilon", "cat"} and len(truth) == 2
+    for w, row in truth.iterrows():                      # the replayed periods give every noun its counts
+        assert (row["n_early"], row["n_late"]) == COUNTS[w]
+    with pytest.raises(DataError, match="only 4 candidate nouns .* needs 6"):
+        _band_build(monkeypatch, n_targets=3)
