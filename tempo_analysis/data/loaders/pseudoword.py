@@ -92,9 +92,11 @@ class PseudowordBenchmark:
 # ---------------------------------------------------------------------------------------------
 # reading the sources into documents of sentences
 # ---------------------------------------------------------------------------------------------
-def _split_sentences(text: str, min_words=4, max_words=60) -> list[str]:
+def _split_sentences(text: str, min_words=4, max_words=60, breaks=r"\n\s*\n|\n(?=[A-Z])") -> list[str]:
+    """Sentences of ``min_words`` to ``max_words`` words; upper-case paragraphs (headings) are skipped.
+    ``breaks`` splits paragraphs: by default a blank line or a line that starts with a capital."""
     out = []
-    for para in re.split(r"\n\s*\n|\n(?=[A-Z])", text):
+    for para in re.split(breaks, text):
         para = " ".join(para.split())
         if para and not para.isupper():
             out.extend(s.strip() for s in _SENT_RE.split(para))
@@ -188,12 +190,7 @@ def read_gutenberg_file(path: Path, counts: dict | None = None) -> list[str]:
     were not UTF-8 (replaced by U+FFFD), by file."""
     text = read_text_counting(path, counts)
     text = re.sub(r"^\[.*?\]\s*", "", text, count=1)
-    out = []
-    for para in re.split(r"\n\s*\n", text):
-        para = " ".join(para.split())
-        if para and not para.isupper():
-            out.extend(s.strip() for s in _SENT_RE.split(para))
-    return [s for s in out if 4 <= len(s.split()) <= 60]
+    return _split_sentences(text, breaks=r"\n\s*\n")    # hard-wrapped lines: only a blank line ends a paragraph
 
 
 # ---------------------------------------------------------------------------------------------
