@@ -30,7 +30,6 @@ import os
 import re
 import shutil
 import tempfile
-import time
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Mapping

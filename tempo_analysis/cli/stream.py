@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import time
-from pathlib import Path
 
 from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic

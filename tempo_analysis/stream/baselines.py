@@ -28,17 +28,8 @@ from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
 from .batching import pad_token_rows, tokenize_texts
 from .embeddings import resolve_encoder_pair, sentence_embeddings, settings_repr
+from .labels import dev_is_usable, training_labels
 from .model import focal_alpha_from_labels, focal_loss
-
-
-def _labels_of(train):
-    if not train.label_names:
-        raise ValueError("train timelines have no labels; pass Timelines with a 'label' column")
-    names = list(train.label_names)
-    codes = train.label_codes(names)
-    if (codes >= 0).sum() == 0:
-        raise ValueError("every training post is unlabelled; nothing to learn from")
-    return names, codes
 
 
 @dataclass(eq=False)
@@ -48,7 +39,7 @@ class PriorRandomClassifier:
     seed: int = 0
 
     def fit(self, train, dev=None) -> "PriorRandomClassifier":
-        self.label_names_, codes = _labels_of(train)
+        self.label_names_, codes = training_labels(train)
         counts = np.bincount(codes[codes >= 0], minlength=len(self.label_names_)).astype(float)
         self.priors_ = counts / counts.sum()
         return self
@@ -96,14 +87,14 @@ class _TorchBaseline:
         return None
 
     def fit(self, train, dev=None):
-        self.label_names_, codes = _labels_of(train)
+        self.label_names_, codes = training_labels(train)
         seed_everything(self.seed)
         self.alpha_ = focal_alpha_from_labels(codes, len(self.label_names_))
         self.model_ = self._net(len(self.label_names_))
         keep = np.flatnonzero(codes >= 0)
         train_ds = self._dataset(train, codes, keep)
         dev_ds = None
-        if dev is not None and len(dev):
+        if dev_is_usable(dev, self.label_names_):
             dcodes = dev.label_codes(self.label_names_)
             dev_ds = self._dataset(dev, dcodes, np.flatnonzero(dcodes >= 0))
         alpha, gamma = self.alpha_, 2.0

@@ -43,6 +43,7 @@ from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
 from .batching import WindowDataset, build_stream_data, collate_items, model_inputs, pad_token_rows
 from .embeddings import resolve_encoder_pair, settings_repr
+from .labels import dev_is_usable, training_labels
 from .model import TempoFormerModel, focal_alpha_from_labels
 from .names import SUMMARIES, check_ablation
 
@@ -186,12 +187,7 @@ class TempoFormerClassifier:
     # ----- fit / predict ----------------------------------------------------------------------
     def fit(self, train, dev=None) -> "TempoFormerClassifier":
         """Train on `train` Timelines; early stopping / best epoch on `dev` macro-F1 when given."""
-        if not train.label_names:
-            raise ValueError("train timelines have no labels; pass Timelines with a 'label' column")
-        self.label_names_ = list(train.label_names)
-        codes = train.label_codes(self.label_names_)
-        if (codes >= 0).sum() == 0:
-            raise ValueError("every training post is unlabelled; nothing to learn from")
+        self.label_names_, codes = training_labels(train)
         seed_everything(self.seed)
         self.model_ = self._build_model(self.label_names_, codes)
         if self.freeze_local:
@@ -199,7 +195,7 @@ class TempoFormerClassifier:
                 p.requires_grad_(False)
         # training items are chunks of consecutive windows (shuffled as chunks): posts are shared
         train_ds = self._dataset(train, labelled_only=True, chunk=self.chunk)
-        dev_ds = self._dataset(dev, labelled_only=True, chunk=16) if dev is not None and len(dev) else None
+        dev_ds = self._dataset(dev, labelled_only=True, chunk=16) if dev_is_usable(dev, self.label_names_) else None
         enc_params = {id(p) for p in self.model_.encoder.parameters()}
         params = [p for p in self.model_.parameters() if p.requires_grad]
         groups = [{"params": [p for p in params if id(p) in enc_params], "lr": self.lr},

@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 from tempo_analysis.data.locations import project_root
-from tempo_analysis.data.specs import load_timelines
 from tempo_analysis.data.timelines import check_labels_seen
 from tempo_analysis.evaluation.classification import aggregate, classification_scores, timeline_folds
 

@@ -47,7 +47,7 @@ from tqdm.auto import tqdm
 
 from tempo_analysis.causal_lm import cache_keyword
 
-from .baselines import _labels_of
+from .labels import training_labels
 from .embeddings import settings_repr
 
 LRS_TASK = ("Given the most recent online conversation history between users around a rumourous claim on a "
@@ -162,7 +162,7 @@ class FewShotLLMClassifier:
         if self.calibrate == "dev-mean" and (dev is None or len(dev.df) == 0):
             raise ValueError("calibrate='dev-mean' needs dev posts: call fit(train, dev), or use "
                              "calibrate='content-free', which needs none")
-        self.label_names_, codes = _labels_of(train)
+        self.label_names_, codes = training_labels(train)
         rng = np.random.default_rng(self.seed)
         labelled = np.flatnonzero(codes >= 0)
         present = sorted(set(codes[labelled].tolist()))

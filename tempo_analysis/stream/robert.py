@@ -23,7 +23,7 @@ import torch.nn as nn
 from tempo_analysis.evaluation.classification import classification_scores
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
-from .baselines import _labels_of
+from .labels import dev_is_usable, training_labels
 from .batching import WindowDataset, build_stream_data, collate_items
 from .embeddings import resolve_encoder_pair, settings_repr
 from .model import focal_alpha_from_labels, focal_loss
@@ -114,7 +114,7 @@ class RoBERTClassifier:
         return {"macro_f1": classification_scores(np.where(y == IGNORE, -1, y), p, self.label_names_)["macro_f1"]}
 
     def fit(self, train, dev=None) -> "RoBERTClassifier":
-        self.label_names_, codes = _labels_of(train)
+        self.label_names_, codes = training_labels(train)
         seed_everything(self.seed)
         enc, self.tokenizer_ = resolve_encoder_pair(self.encoder)
         self.model_ = RoBERTNet(copy.deepcopy(getattr(enc, "base_model", enc)).train(), len(self.label_names_),
@@ -122,7 +122,7 @@ class RoBERTClassifier:
         alpha = focal_alpha_from_labels(codes, len(self.label_names_))
         chunk = max(1, min(int(self.chunk), int(self.batch_size)))
         train_ds = self._dataset(train, True, chunk)
-        dev_ds = self._dataset(dev, True, 16) if dev is not None and len(dev) else None
+        dev_ds = self._dataset(dev, True, 16) if dev_is_usable(dev, self.label_names_) else None
 
         def loss_fn(model, batch):
             return focal_loss(model(**_inputs(batch)), batch["labels"], alpha, 2.0)

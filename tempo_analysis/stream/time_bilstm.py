@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-import torch.nn as nn
 
 from .baselines import BiLSTMNet, _SentenceVectorBaseline, hidden_sizes
 

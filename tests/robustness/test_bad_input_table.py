@@ -32,6 +32,7 @@ from tempo_analysis.data.loaders.semeval import load_semeval
 
 from tempo_analysis.data.specs import load_timelines as load_timelines_spec
 from tempo_analysis.data.timelines import check_labels_seen
+from tempo_analysis.stream.labels import dev_is_usable, training_labels
 
 from .builders import dwug_row, tweet, write_dwug, write_rumoureval, write_semeval
 
@@ -149,6 +150,12 @@ TIMELINES = [
         lambda t: check_labels_seen(Timelines.from_frame(posts(label=["a", "b", "a", "b"])),
                                     Timelines.from_frame(posts(label=["a", "c", None, "c"]))),
         error=r"column 'label' at post_ids \['2', '4'\] / rows \[1, 3\]: test labels \['c'\] never occur in training"),
+    Row("timelines: no labelled training post (training)",
+        lambda t: training_labels(Timelines.from_frame(posts(label=[None] * 4), label_names=["a", "b"])),
+        error=r"column 'label': every training post is unlabelled; nothing to learn from\. Fix: pass training"),
+    Row("timelines: a dev split without a labelled post (training)",
+        lambda t: dev_is_usable(Timelines.from_frame(posts(label=[None] * 4)), ["a", "b"]),
+        error=r"column 'label': dev timelines have no labelled post, .* or pass dev=None"),
 ]
 
 # the stream --data specs (csv:FILE / jsonl:FILE) as `tempo-analysis stream evaluate` reads them

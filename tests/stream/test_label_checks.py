@@ -1,0 +1,60 @@
+"""Every stream classifier checks its labels the same way (tempo_analysis.stream.labels): training
+timelines with no labelled post and a dev split with no labelled post are refused by name, and one
+labelled post is enough."""
+
+import numpy as np
+import pytest
+
+from tempo_analysis.causal_lm import tiny_causal_lm
+from tempo_analysis.encoders import tiny_encoder
+from tempo_analysis.stream.experiment import MODELS, make_classifier
+
+from .conftest import make_timelines
+
+TINY = ("tempoformer", "post_encoder", "robert")                 # fine-tuned encoders: a tiny random one
+
+
+@pytest.fixture(scope="module")
+def splits():
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("calm", "shift"), seed=2)
+    return tl.subset(tl.timeline_ids[:4]), tl.subset(tl.timeline_ids[4:])
+
+
+def unlabelled(tl, keep: int | None = None):
+    """A copy of ``tl`` with every label removed, except the post at row ``keep``."""
+    out = tl.subset(tl.timeline_ids)
+    labels = out.df["label"].copy()
+    out.df["label"] = None
+    if keep is not None:
+        out.df.loc[out.df.index[keep], "label"] = labels.iloc[keep]
+    return out
+
+
+def build(name, tokenizer=None):
+    if name == "llm_few_shot":
+        lm = tiny_causal_lm(tokenizer=tokenizer, n_layer=1, n_embd=16, n_head=2, n_positions=1024).eval()
+        return make_classifier(name, llm=(lm, tokenizer), window=2, shots=1, seed=0)
+    enc = tiny_encoder(hidden=16, layers=2, heads=2, seed=0) if name in TINY else "default"
+    return make_classifier(name, encoder=enc, window=3, epochs=1, seed=0, progress=False, device="cpu",
+                           reduced_dim=3, swnu_hidden=4, sig_depth=2, seq_hidden=5, hidden=None)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_training_timelines_without_a_labelled_post_are_refused(name, splits, tokenizer):
+    train, _ = splits
+    assert train.label_names == ["calm", "shift"]                 # the names are known, the labels are gone
+    with pytest.raises(ValueError, match="every training post is unlabelled.*Fix: pass training timelines"):
+        build(name, tokenizer).fit(unlabelled(train))
+
+
+@pytest.mark.parametrize("name", [m for m in MODELS if m not in ("random", "llm_few_shot")])
+def test_a_dev_split_without_a_labelled_post_is_refused_and_one_labelled_post_trains(name, splits):
+    train, dev = splits
+    with pytest.raises(ValueError, match="dev timelines have no labelled post.*or pass dev=None"):
+        build(name).fit(train, unlabelled(dev))
+    clf = build(name).fit(unlabelled(train, keep=0), unlabelled(dev, keep=0))  # a post of the first class
+    assert train.label_codes()[0] == 0 and clf.label_names_ == ["calm", "shift"]
+    assert np.allclose(clf.predict_proba(dev).sum(1), 1, atol=1e-5)
+    assert "macro_f1" in clf.history_[-1]                           # the one labelled dev post is scored
+    no_dev = build(name).fit(train, None)                            # no dev split: nothing to score
+    assert not any("macro_f1" in h for h in no_dev.history_)
