@@ -58,3 +58,19 @@ def test_a_dev_split_without_a_labelled_post_is_refused_and_one_labelled_post_tr
     assert "macro_f1" in clf.history_[-1]                           # the one labelled dev post is scored
     no_dev = build(name).fit(train, None)                            # no dev split: nothing to score
     assert not any("macro_f1" in h for h in no_dev.history_)
+
+
+
+@pytest.mark.parametrize("name", ["ffn_history", "bilstm", "time_bilstm", "swnu", "post_encoder", "tempoformer_vectors"])
+def test_every_labelled_post_of_every_class_is_an_example_and_no_unlabelled_one(name, splits, monkeypatch):
+    """The trained baselines build their examples from the rows with a label: class 0 included."""
+    full_train, dev = splits
+    train = full_train.subset(full_train.timeline_ids)
+    train.df.loc[train.df.index[[1, 4]], "label"] = None            # two unlabelled posts in training
+    clf, rows = build(name), []
+    real = type(clf)._dataset
+    monkeypatch.setattr(type(clf), "_dataset", lambda self, tl, codes, r: rows.append(list(r)) or real(self, tl, codes, r))
+    clf.fit(train, dev)
+    codes, dcodes = train.label_codes(), dev.label_codes()
+    assert (codes == 0).any() and (dcodes == 0).any() and (codes < 0).sum() == 2
+    assert rows == [list(np.flatnonzero(codes >= 0)), list(np.flatnonzero(dcodes >= 0))]
