@@ -9,7 +9,8 @@ from tempo_analysis.data import PeriodCorpus
 from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.outputs import OutputExistsError
-from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker
+from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, comparison_table
+from tempo_analysis.semantic_change.ranker import time_ablation
 
 TEXTS = ["the cell was small and dark", "a cell of the body grew", "my cell phone rang twice",
          "the unbelievableness of it all", "sheer unbelievableness again today", "plain words and a cell"]
@@ -21,8 +22,9 @@ def change_data(periods=(1990, 2000), truth=True, doc_ids=None) -> ChangeData:
     if doc_ids is not None:
         frame["doc_id"] = doc_ids
     corpus = PeriodCorpus.from_frame(frame)
-    t = pd.DataFrame({"word": ["cell", "unbelievableness"], "graded": [0.5, 0.1]}) if truth else None
-    return ChangeData("tiny", corpus, ["cell", "unbelievableness"], t)
+    words = ["cell", "unbelievableness", "phone"]
+    t = pd.DataFrame({"word": words, "graded": [0.5, 0.1, 0.3]}) if truth else None
+    return ChangeData("tiny", corpus, words, t)
 
 
 def ranker(tiny_path, **settings) -> SemanticChangeRanker:
@@ -78,6 +80,7 @@ def test_save_and_load_keep_the_truth_the_doc_ids_and_the_time_blind_control(tin
     ids[0], ids[6] = "NA", "null"                   # ids that pandas would read as missing
     r = ranker(tiny_path, method="no-time").fit(change_data(doc_ids=ids))
     assert r.model_.time_blind
+    r.truth_ = pd.concat([r.truth_, pd.DataFrame({"word": ["NA", "null"], "graded": [0.0, 0.2]})], ignore_index=True)
     r.save(tmp_path / "r")
     back = SemanticChangeRanker.load(tmp_path / "r")
     assert back.model_.time_blind and back.model_.method == "no-time"
@@ -101,3 +104,27 @@ def test_ten_neighbours_per_period_by_default(tiny_path):
     assert list(nb) == [1990, 2000] and all(len(v) == 10 for v in nb.values())
     table = r.visualize_neighbours("cell").to_dict()["data"][0]
     assert all(len(col) == 10 for col in table["cells"]["values"])
+
+
+def test_the_comparison_table_reads_layers_and_z_scoring_from_each_rankers_config(tiny_path):
+    r = ranker(tiny_path, zscore=True).fit(change_data())
+    table = comparison_table({"plain": r}, scorers=("cosine",))
+    row = table.iloc[0]
+    assert (row["layers"], bool(row["zscore"])) == ("1", True)
+    assert np.isfinite(row["spearman"]) and row["spearman"] == pytest.approx(r.evaluate(r.rescore(scorer="cosine", layers=1, zscore=True))["spearman"])
+    other = comparison_table({"plain": r}, scorers=("cosine",), layers=2, zscore=False).iloc[0]
+    assert (other["layers"], bool(other["zscore"])) == ("2", False)
+
+
+def test_the_time_ablation_adds_the_frequency_baseline_only_with_graded_truth(tiny_path):
+    data = change_data()
+    r = ranker(tiny_path, method="no-time").fit(data)
+    table = time_ablation({"no-time": r}, data).set_index("method")
+    assert list(table.index) == ["no-time", "frequency"]
+    assert not table.loc["frequency", "sees_time"] and not table.loc["frequency", "trained"]
+    assert not table.loc["no-time", "sees_time"] and not table.loc["no-time", "trained"]
+    assert list(time_ablation({"no-time": r}).index) == [0]                       # no data: no baseline
+    assert list(time_ablation({"no-time": r}, change_data(truth=False))["method"]) == ["no-time"]
+    binary = change_data()
+    binary.truth = pd.DataFrame({"word": ["cell", "unbelievableness", "phone"], "binary": [1, 0, 1]})
+    assert list(time_ablation({"no-time": r}, binary)["method"]) == ["no-time"]
