@@ -1,0 +1,33 @@
+"""The sentence-vector baselines' plumbing: each window slot holds its own post's vector, and
+predictions cover every post, also past one inference chunk."""
+
+import numpy as np
+
+from tempo_analysis.stream.experiment import make_classifier
+
+from .conftest import make_timelines
+
+
+def test_window_vectors_are_each_slots_own_post_and_zero_at_pads():
+    from tempo_analysis.stream.baselines import _window_vectors
+    from tempo_analysis.stream.embeddings import sentence_embeddings
+
+    tl = make_timelines(n_timelines=3, n_posts=(4, 2, 6), seed=1)
+    x, mask = _window_vectors(tl, 3, "default", 32)
+    emb = sentence_embeddings(tl.df["text"].tolist(), "default", max_length=32)
+    w = tl.windows(3)
+    assert x.shape == (len(tl.df), 3, emb.shape[1]) and (mask.numpy() == w.mask).all()
+    for i, slot in zip(*np.nonzero(w.mask)):
+        np.testing.assert_allclose(x[i, slot].numpy(), emb[w.post_index[i, slot]], atol=1e-6)
+    assert w.post_index[0, -1] == 0 and (x[~mask] == 0).all()                 # the first post is a real row
+
+
+def test_predictions_cover_every_post_past_one_chunk_of_256():
+    tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("calm", "shift"), seed=2)
+    clf = make_classifier("ffn_history", encoder="default", window=3, epochs=1, seed=0, progress=False,
+                          device="cpu").fit(tl)
+    many = make_timelines(n_timelines=12, n_posts=(25,), labels=("calm", "shift"), seed=7)
+    proba = clf.predict_proba(many)
+    assert len(many.df) == 300 and proba.shape == (300, 2)
+    last = many.subset(many.timeline_ids[-1:])                                  # rows 275..299, past the chunk
+    np.testing.assert_allclose(proba[-25:], clf.predict_proba(last), atol=1e-5)
