@@ -1,4 +1,5 @@
-"""The sentence-vector baselines' plumbing: each window slot holds its own post's vector, and
+"""The sentence-vector baselines' plumbing: each window slot holds its own post's vector, the BiLSTM reads
+the real posts in order in both directions, and
 predictions cover every post, also past one inference chunk."""
 
 import numpy as np
@@ -31,3 +32,24 @@ def test_predictions_cover_every_post_past_one_chunk_of_256():
     assert len(many.df) == 300 and proba.shape == (300, 2)
     last = many.subset(many.timeline_ids[-1:])                                  # rows 275..299, past the chunk
     np.testing.assert_allclose(proba[-25:], clf.predict_proba(last), atol=1e-5)
+
+
+def test_the_bilstm_reads_only_the_real_posts_oldest_first_in_both_directions():
+    """Each window (left-padded: the current post last) gives what the LSTM gives on its real posts
+    alone, with the last hidden state of both directions."""
+    import torch
+
+    from tempo_analysis.stream.baselines import BiLSTMNet
+
+    torch.manual_seed(0)
+    net = BiLSTMNet(dim=4, hidden=3, num_labels=2).eval()
+    x = torch.randn(3, 4, 4)
+    mask = torch.tensor([[True] * 4, [False, False, True, True], [False, False, False, True]])
+    x = x * mask[..., None]
+    got = net(x, mask)
+    for b in range(3):
+        real = x[b, mask[b]][None]                                           # [1, n, 4], oldest first
+        _, (h, _) = net.lstm(real)
+        want = net.out(torch.cat([h[0], h[1]], dim=-1))[0]
+        torch.testing.assert_close(got[b], want, atol=1e-6, rtol=1e-5)
+    assert not torch.allclose(got[0], net(x.flip(1), mask.flip(1))[0], atol=1e-4)   # order matters
