@@ -1,6 +1,6 @@
-"""The sentence-vector baselines' plumbing: each window slot holds its own post's vector, the BiLSTM reads
-the real posts in order in both directions, and
-predictions cover every post, also past one inference chunk."""
+"""The sentence-vector baselines' plumbing: each window slot holds its own post's vector, the BiLSTM
+reads the real posts in order in both directions, and predictions cover every post, also past one
+inference chunk."""
 
 import numpy as np
 
