@@ -1,0 +1,79 @@
+"""The semantic change pipeline's own decisions: when the head warm-up reads general text, how given
+usages are sampled, and the faithful defaults of a freshly built model."""
+import warnings
+
+import pandas as pd
+import pytest
+
+from tempo_analysis.data import PeriodCorpus, TargetUsage
+from tempo_analysis.data.change import ChangeData
+from tempo_analysis.data.loaders import nltk_corpora
+from tempo_analysis.semantic_change import PostTrainConfig, pipeline
+from tempo_analysis.semantic_change.pipeline import build_model, sample_usages, train_model
+
+TEXTS = ["the cell was small", "a cell of the body", "my cell phone rang", "the phone was new"]
+
+
+def tiny_data(usages=None) -> ChangeData:
+    corpus = PeriodCorpus.from_frame(pd.DataFrame({"period": ["a"] * 4 + ["b"] * 4, "text": TEXTS * 2}), order=["a", "b"])
+    return ChangeData("tiny", corpus, ["cell"], None, usages=usages)
+
+
+@pytest.fixture()
+def seen(monkeypatch):
+    """What post-training would have been given (it is not run), and which general text was loaded."""
+    out = {"loaded": []}
+
+    def fake_post_train(model, tok, texts, times, cfg, *, general_text, **kw):
+        out["general_text"] = general_text
+        return {}
+
+    def fake_general(n, seed):
+        out["loaded"].append((n, seed))
+        return out.get("corpus", ["general sentence one", "general sentence two"])
+
+    monkeypatch.setattr(pipeline, "post_train", fake_post_train)
+    monkeypatch.setattr(nltk_corpora, "general_text", fake_general)
+    return out
+
+
+@pytest.mark.parametrize("change, loads", [({}, True), ({"general_sentences": 0}, False), ({"head_steps": 0}, False),
+                                           ({"head_from_checkpoint": True}, False)])
+def test_general_text_is_read_only_for_a_head_warm_up_that_will_run(tiny_path, seen, change, loads):
+    cm = build_model("plain", ["a", "b"], encoder=tiny_path)
+    assert not cm.model.config.head_from_checkpoint                   # a random tiny encoder has no MLM head
+    cm.model.config.head_from_checkpoint = change.pop("head_from_checkpoint", False)
+    cfg = PostTrainConfig(general_sentences=change.pop("general_sentences", 1), seed=3,
+                          head_steps=change.pop("head_steps", 1), progress=False)
+    train_model(cm, tiny_data(), cfg)
+    assert seen["loaded"] == ([(1, 3)] if loads else [])   # the smallest warm-up still reads it
+    assert seen["general_text"] == (["general sentence one", "general sentence two"] if loads else [])
+
+
+def test_given_general_text_is_used_as_is_and_a_missing_corpus_is_warned(tiny_path, seen):
+    cm = build_model("plain", ["a", "b"], encoder=tiny_path)
+    cfg = PostTrainConfig(general_sentences=7, head_steps=2, progress=False)
+    train_model(cm, tiny_data(), cfg, general_text=["mine"])
+    assert seen["general_text"] == ["mine"] and seen["loaded"] == []
+    seen["corpus"] = []
+    with pytest.warns(UserWarning, match="no shared/data NLTK corpora found"):
+        train_model(cm, tiny_data(), cfg)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        train_model(cm, tiny_data(), PostTrainConfig(general_sentences=0, head_steps=2, progress=False))
+
+
+def test_given_usages_are_sampled_without_repeats():
+    usages = [TargetUsage("cell", p, f"cell number {i}", 0, 4, f"{p}{i}") for p in "ab" for i in range(6)]
+    got, missing = sample_usages(tiny_data(usages), 4, seed=0)
+    assert missing == [] and len(got) == 8
+    for p in "ab":
+        ids = [u.doc_id for u in got if u.period == p]
+        assert len(ids) == len(set(ids)) == 4 and ids == sorted(ids, key=lambda d: int(d[1:]))   # in corpus order
+    all_of_them, _ = sample_usages(tiny_data(usages), 6, seed=0)
+    assert [u.doc_id for u in all_of_them] == [u.doc_id for u in usages]
+
+
+def test_a_fresh_temporal_attention_model_is_the_faithful_residual_form(tiny_path):
+    cm = build_model("temporal-attention", ["a", "b"], encoder=tiny_path)
+    assert cm.model.config.time_residual is True and cm.model.config.time_attention == "faithful"
