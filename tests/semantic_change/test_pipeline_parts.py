@@ -77,3 +77,16 @@ def test_given_usages_are_sampled_without_repeats():
 def test_a_fresh_temporal_attention_model_is_the_faithful_residual_form(tiny_path):
     cm = build_model("temporal-attention", ["a", "b"], encoder=tiny_path)
     assert cm.model.config.time_residual is True and cm.model.config.time_attention == "faithful"
+
+
+def test_the_defaults_are_the_scorer_settings_the_results_page_records():
+    """docs/results/semantic_change/README.md names the scorer defaults chosen on the pseudoword
+    benchmark; the library's RankConfig(), DEFAULT (the CLI) and the page agree."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs/results/semantic_change/README.md").read_text()
+    line = page[page.index("**Chosen defaults**"):][:200]
+    scorer, layers, zscore = re.search(r'scorer="([\w-]+)"`,\s+`layers=(\d+)`.*?`zscore=(\w+)`', line, re.S).groups()
+    for cfg in (pipeline.RankConfig(), pipeline.DEFAULT):
+        assert (cfg.scorer, cfg.layers, cfg.zscore) == (scorer, int(layers), zscore == "True")
