@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from tqdm.auto import tqdm
 
+from tempo_analysis.data.errors import data_error
 from tempo_analysis.data.timelines import check_labels_seen
 
 
@@ -148,6 +149,12 @@ def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev
             train, test = timelines.subset(sp.train), timelines.subset(sp.test)
             dev = timelines.subset(sp.dev) if sp.dev else None
             check_labels_seen(train, test, f"fold {sp.fold} test")
+            if dev is not None and (dev.label_codes(names) >= 0).sum() == 0:
+                n_dev = f"{len(sp.dev)} timeline{'s' * (len(sp.dev) != 1)}"
+                raise data_error("label", f"fold {sp.fold}'s dev split ({n_dev}) has no labelled post, so it cannot "
+                                 "choose the best epoch",
+                                 "use another split seed or a larger dev fraction (--split-seed, --dev-fraction), or "
+                                 "a dev fraction of 0 to train for the full epochs")
             est = make_estimator(seed).fit(train, dev)
             if list(est.label_names_) != names:
                 raise ValueError(f"estimator label names {est.label_names_} != data's {names}")

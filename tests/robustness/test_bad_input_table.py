@@ -32,6 +32,8 @@ from tempo_analysis.data.loaders.semeval import load_semeval
 
 from tempo_analysis.data.specs import load_timelines as load_timelines_spec
 from tempo_analysis.data.timelines import check_labels_seen
+from tempo_analysis.evaluation.classification import cross_validate, timeline_folds
+from tempo_analysis.stream.baselines import PriorRandomClassifier
 from tempo_analysis.stream.labels import dev_is_usable, training_labels
 
 from .builders import dwug_row, tweet, write_dwug, write_rumoureval, write_semeval
@@ -53,6 +55,16 @@ def posts(**cols) -> pd.DataFrame:
                 timestamp=["2020-01-01", "2020-01-02", "2020-01-01", "2020-01-03"], text=["w", "x", "y", "z"])
     base.update(cols)
     return pd.DataFrame(base)
+
+
+def cv_with_unlabelled_dev():
+    """Cross-validation over six labelled timelines, except fold 0's dev timeline."""
+    frame = pd.DataFrame(dict(timeline_id=[t for t in "abcdef" for _ in range(2)], post_id=[str(i) for i in range(12)],
+                              timestamp=[1, 2] * 6, text=["w"] * 12, label=["x", "y"] * 6))
+    dev = timeline_folds(Timelines.from_frame(frame, time_unit="s"), 3, 0.25, 0)[0].dev
+    frame.loc[frame["timeline_id"].isin(dev), "label"] = None
+    return cross_validate(lambda seed: PriorRandomClassifier(seed=seed), Timelines.from_frame(frame, time_unit="s"),
+                          folds=3, fold_ids=[0], progress=False)
 
 
 CSV_HEAD = "timeline_id,post_id,timestamp,text,label\n"
@@ -153,6 +165,9 @@ TIMELINES = [
     Row("timelines: no labelled training post (training)",
         lambda t: training_labels(Timelines.from_frame(posts(label=[None] * 4), label_names=["a", "b"])),
         error=r"column 'label': every training post is unlabelled; nothing to learn from\. Fix: pass training"),
+    Row("timelines: a fold whose dev split has no labelled post (evaluation)",
+        lambda t: cv_with_unlabelled_dev(),
+        error=r"column 'label': fold 0's dev split \(1 timeline\) has no labelled post, .* Fix: use another split seed"),
     Row("timelines: a dev split without a labelled post (training)",
         lambda t: dev_is_usable(Timelines.from_frame(posts(label=[None] * 4)), ["a", "b"]),
         error=r"column 'label': dev timelines have no labelled post, .* or pass dev=None"),

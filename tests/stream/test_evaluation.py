@@ -95,6 +95,29 @@ def test_cross_validate_refuses_a_test_label_that_no_training_fold_has():
         cross_validate(lambda seed: PriorRandomClassifier(seed=seed), tl, folds=4, progress=False)
 
 
+def test_cross_validate_refuses_a_fold_whose_dev_split_has_no_labelled_post():
+    """Partly labelled data can leave a fold's dev timelines without any label; the fold is named, with the
+    fix a command-line user can apply, before any model trains on it."""
+    from tempo_analysis.data import DataError
+    from tempo_analysis.data.timelines import Timelines
+
+    tl = make_timelines(n_timelines=8, n_posts=(5, 6), labels=("no", "yes"))
+    dev_ids = timeline_folds(tl, 4, 0.25, 0)[1].dev
+    df = tl.df.drop(columns="seconds")
+    df.loc[df["timeline_id"].isin(dev_ids), "label"] = None
+    tl = Timelines.from_frame(df, time_unit="s", min_posts=1)
+    fitted = []
+
+    def make(seed):
+        fitted.append(seed)
+        return PriorRandomClassifier(seed=seed)
+
+    with pytest.raises(DataError, match=r"fold 1's dev split \(\d timelines?\) has no labelled post.*--split-seed"):
+        cross_validate(make, tl, folds=4, fold_ids=[1], progress=False)
+    assert fitted == []
+    assert cross_validate(make, tl, folds=4, fold_ids=[1], dev_fraction=0, progress=False)["runs"]
+
+
 def test_cross_validate_and_aggregate():
     tl = make_timelines(n_timelines=8, n_posts=(5, 6), labels=("no", "yes"))
     res = cross_validate(lambda seed: PriorRandomClassifier(seed=seed), tl, folds=4, seeds=(0, 1),
