@@ -35,8 +35,6 @@ print("RESULT", json.dumps(res))
 
 # map diagnostic: does the model's companion choice at (u, t) follow the planted adoption?
 from sklearn.metrics import roc_auc_score
-from tempo_analysis.diffusion.probe import prediction_rhat
-import numpy as np
 aucs = {}
 for v in ("dcwe", "cwe"):
     model = m.models_[v]; model.eval()

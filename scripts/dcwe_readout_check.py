@@ -15,7 +15,7 @@ log p(anchor) - log p(old anchor) at the companion's mask against the planted ad
   word's companion masked: the rest of the document is the unit's real text.
 """
 import json, sys, time
-import numpy as np, torch
+import torch
 from sklearn.metrics import roc_auc_score
 from tempo_analysis.diffusion.report import analyze_rhat
 

@@ -3,7 +3,6 @@ import pytest
 import torch
 import torch.nn as nn
 
-from tempo_analysis import cpu_linears
 from tempo_analysis.cpu_linears import packed_linears, packed_linears_available
 
 pytestmark = pytest.mark.skipif(not packed_linears_available(), reason="this torch build lacks the oneDNN linear ops")

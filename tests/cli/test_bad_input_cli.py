@@ -98,7 +98,7 @@ def test_bad_command_line_is_one_clear_error_before_any_work(case, folder, monke
     if "csv:" not in line:  # rows without a CSV of their own must not even read data
         work += [f"tempo_analysis.data.specs.{f}" for f in ("load_timelines", "load_change_data", "load_social",
                                                             "load_yearly")]
-    err = _refused_before_any_work(monkeypatch, capsys, line, folder, says, work)
+    _refused_before_any_work(monkeypatch, capsys, line, folder, says, work)
     assert (folder / "afile").read_text() == "a user's file"
 
 

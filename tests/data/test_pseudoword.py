@@ -3,7 +3,6 @@ skipped when that folder is absent."""
 import re
 from collections import Counter
 
-import numpy as np
 import pytest
 
 from tempo_analysis.data.locations import shared_data_dir

@@ -1,12 +1,11 @@
 """The embedded default encoder, hub names offline, local paths, and metadata."""
 
-import os
 import socket
 
 import pytest
 import torch
 
-from tempo_analysis.encoders import (DEFAULT_SHA256, EncoderNotAvailable, _sha256, default_encoder_path,
+from tempo_analysis.encoders import (DEFAULT_SHA256, EncoderNotAvailable, _sha256,
                                      encoder_info, load_encoder, resolve_encoder, tiny_encoder)
 from pathlib import Path
 

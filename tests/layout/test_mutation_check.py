@@ -1,6 +1,5 @@
 """scripts/mutation_check.py: it lists the mutants the tests miss, and always restores the file."""
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest

@@ -14,9 +14,8 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tempo_analysis.data import DataError, PeriodCorpus, SocialCorpus, Timelines

@@ -3,7 +3,6 @@ extraction lengths, per-word seeded sampling, padded vocabularies, the head warm
 oracle vs unsupervised thresholds, DWUG offsets and periods, --targets on the world, --layers ranges,
 the time-blind control and the Both variant, the bootstrap CI and the frequency baseline."""
 import json
-import warnings
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +18,7 @@ from tempo_analysis.data.specs import load_change_data
 from tempo_analysis.evaluation.ranking import correlate, spearman_ci
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, cli_config
 from tempo_analysis.semantic_change.baselines import frequency_change
-from tempo_analysis.semantic_change.pipeline import (DEFAULT, NOTEBOOK, ChangeModel, add_target_tokens, build_model,
+from tempo_analysis.semantic_change.pipeline import (DEFAULT, NOTEBOOK, add_target_tokens, build_model,
                                                      evaluate_scores, parse_layers, sample_usages)
 from tempo_analysis.semantic_change.training import post_train
 

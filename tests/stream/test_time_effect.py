@@ -5,7 +5,6 @@ import copy
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 from tempo_analysis.data import Timelines
 from tempo_analysis.encoders import tiny_encoder
