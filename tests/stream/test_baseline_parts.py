@@ -1,6 +1,6 @@
 """The sentence-vector baselines' plumbing: each window slot holds its own post's vector, the BiLSTM
 reads the real posts in order in both directions, and predictions cover every post, also past one
-inference chunk."""
+inference chunk; the post-level encoder falls back to [CLS] without a pooler."""
 
 import numpy as np
 
@@ -53,3 +53,18 @@ def test_the_bilstm_reads_only_the_real_posts_oldest_first_in_both_directions():
         want = net.out(torch.cat([h[0], h[1]], dim=-1))[0]
         torch.testing.assert_close(got[b], want, atol=1e-6, rtol=1e-5)
     assert not torch.allclose(got[0], net(x.flip(1), mask.flip(1))[0], atol=1e-4)   # order matters
+
+
+def test_the_post_encoder_reads_the_cls_vector_of_an_encoder_without_a_pooler():
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from tempo_analysis.stream.baselines import PostEncoderNet
+
+    torch.manual_seed(0)
+    cfg = BertConfig(vocab_size=50, hidden_size=8, num_hidden_layers=1, num_attention_heads=2, intermediate_size=16)
+    net = PostEncoderNet(BertModel(cfg, add_pooling_layer=False), num_labels=2).eval()
+    ids = torch.tensor([[1, 5, 7, 2], [1, 9, 2, 0]])
+    am = (ids > 0).long()
+    hidden = net.encoder(input_ids=ids, attention_mask=am).last_hidden_state
+    torch.testing.assert_close(net(ids, am), net.out(hidden[:, 0]))
