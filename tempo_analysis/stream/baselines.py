@@ -301,7 +301,10 @@ class PostEncoderClassifier(_TorchBaseline):
         _, tok = resolve_encoder_pair(self.encoder)
         ids = tokenize_texts(timelines.df["text"].tolist(), tok, self.max_length)
         self.pad_id_ = int(tok.pad_token_id or 0)
-        return {"input_ids": np.array(ids, dtype=object)}
+        rows = np.empty(len(ids), dtype=object)    # one token array per post: np.array(ids) would make a 2-D
+        for i, r in enumerate(ids):                 # grid of objects when every post has the same length
+            rows[i] = r
+        return {"input_ids": rows}
 
     def _dataset(self, timelines, codes, rows):
         ids = self._features(timelines)["input_ids"]

@@ -646,6 +646,8 @@ def test_the_window_check_binds_only_the_variants_that_read_a_window():
         FutureTextModel(settings, variants=[variant])._setup(frame)
     with pytest.raises(ValueError, match="window=3 is longer than the 2 training years"):
         FutureTextModel(settings, variants=["baseline", "freq"])._setup(frame)
+    at_the_limit = default_settings(**{**TINY, "window": 2})              # every training year but the first
+    FutureTextModel(at_the_limit, variants=["freq"])._setup(frame)
 
 
 @pytest.mark.parametrize("name", ["baseline", "freq"])

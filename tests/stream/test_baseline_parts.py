@@ -68,3 +68,16 @@ def test_the_post_encoder_reads_the_cls_vector_of_an_encoder_without_a_pooler():
     am = (ids > 0).long()
     hidden = net.encoder(input_ids=ids, attention_mask=am).last_hidden_state
     torch.testing.assert_close(net(ids, am), net.out(hidden[:, 0]))
+
+
+def test_the_post_encoder_trains_and_predicts_posts_of_one_length_and_batches_of_one_post():
+    """Token rows of equal length once became a 2-D grid of Python objects that no batch could hold."""
+    from tempo_analysis.encoders import tiny_encoder
+
+    tl = make_timelines(n_timelines=2, n_posts=(2,), labels=("calm", "shift"), seed=3)
+    tl.df["text"] = "the same words"
+    clf = make_classifier("post_encoder", encoder=tiny_encoder(hidden=16, layers=1, heads=2, seed=0), epochs=1,
+                          batch_size=1, seed=0, progress=False, device="cpu").fit(tl)
+    assert clf.predict_proba(tl).shape == (4, 2)
+    single = make_timelines(n_timelines=1, n_posts=(1,), labels=("calm", "shift"), seed=4)
+    assert clf.predict_proba(single).shape == (1, 2)
