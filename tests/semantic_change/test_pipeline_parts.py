@@ -90,3 +90,13 @@ def test_the_defaults_are_the_scorer_settings_the_results_page_records():
     scorer, layers, zscore = re.search(r'scorer="([\w-]+)"`,\s+`layers=(\d+)`.*?`zscore=(\w+)`', line, re.S).groups()
     for cfg in (pipeline.RankConfig(), pipeline.DEFAULT):
         assert (cfg.scorer, cfg.layers, cfg.zscore) == (scorer, int(layers), zscore == "True")
+
+
+def test_a_new_target_token_matches_the_whole_word_in_any_case_only(tiny_path):
+    from tempo_analysis.semantic_change.pipeline import add_target_tokens
+
+    cm = build_model("plain", ["a", "b"], encoder=tiny_path)
+    assert add_target_tokens(cm, ["cell", "unbelievableness"]) == ["unbelievableness"]   # only split words
+    tok = cm.tokenizer
+    assert tok.tokenize("The Unbelievableness of it") == ["the", "unbelievableness", "of", "it"]
+    assert "unbelievableness" not in tok.tokenize("unbelievablenesses abound")            # inside a longer word
