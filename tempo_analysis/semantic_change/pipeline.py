@@ -302,6 +302,8 @@ def notebook_config(method: str = "temporal-attention", *, train_epochs: float |
     cfg = replace(NOTEBOOK, method=method, **overrides)
     if method == "plain" and "train" not in overrides:
         cfg = replace(cfg, train=None)
+    if train_epochs is not None and train_epochs < 0:
+        raise ValueError(f"train_epochs={train_epochs}: use 0 (no post-training) or a positive number.")
     if train_epochs is not None and cfg.train is not None:
         cfg = replace(cfg, train=replace(cfg.train, epochs=train_epochs) if train_epochs > 0 else None)
     return cfg

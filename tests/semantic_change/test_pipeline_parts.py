@@ -100,3 +100,13 @@ def test_a_new_target_token_matches_the_whole_word_in_any_case_only(tiny_path):
     tok = cm.tokenizer
     assert tok.tokenize("The Unbelievableness of it") == ["the", "unbelievableness", "of", "it"]
     assert "unbelievableness" not in tok.tokenize("unbelievablenesses abound")            # inside a longer word
+
+
+def test_the_notebooks_training_epochs_zero_means_none_and_negative_is_refused():
+    from tempo_analysis.semantic_change import notebook_config
+
+    assert notebook_config("temporal-attention", train_epochs=0).train is None
+    assert notebook_config("temporal-attention", train_epochs=0.5).train.epochs == 0.5
+    assert notebook_config("plain", train_epochs=2).train is None              # plain stays without training
+    with pytest.raises(ValueError, match="train_epochs=-1: use 0"):
+        notebook_config("temporal-attention", train_epochs=-1)
