@@ -77,3 +77,14 @@ def test_predict_takes_any_window_from_one_post_to_the_models_capacity(fitted):
     for bad in (0, 65):
         with pytest.raises(ValueError, match=rf"window={bad} must be in \[1, 64\]"):
             clf.predict_proba(dev, window=bad)
+
+
+def test_a_windows_attention_comes_with_that_posts_probabilities_and_the_last_layer_by_default(fitted):
+    clf, dev = fitted
+    post = dev.df["post_id"].iloc[5]
+    att = clf.temporal_attention(dev, post)
+    np.testing.assert_allclose(att["proba"], clf.predict_proba(dev)[5], atol=1e-5)
+    assert att["proba"].shape == (3,) and att["proba"].sum() == pytest.approx(1, abs=1e-5)
+    z = np.asarray(clf.visualize_attention(dev, post).data[0].z)
+    np.testing.assert_allclose(z, att["attention"][-1].mean(0), atol=1e-6)        # last layer, heads averaged
+    assert att["attention"].shape[0] > 1 and not np.allclose(z, att["attention"][0].mean(0), atol=1e-6)
