@@ -36,6 +36,11 @@ def exp():
     return e
 
 
+def test_the_pretrained_lm_stays_frozen(exp):
+    """Only the bias models train: the frozen LM's cached states would go stale otherwise."""
+    assert not any(p.requires_grad for p in exp.base_.parameters()) and not exp.base_.training
+
+
 def test_fit_score_and_summary_keys(exp):
     r = exp.results_
     assert r["model"].tolist() == ["baseline", "last-1", "freq-nolstm", "freq"] == list(exp.models_)

@@ -110,3 +110,12 @@ def test_the_notebooks_training_epochs_zero_means_none_and_negative_is_refused()
     assert notebook_config("plain", train_epochs=2).train is None              # plain stays without training
     with pytest.raises(ValueError, match="train_epochs=-1: use 0"):
         notebook_config("temporal-attention", train_epochs=-1)
+
+
+def test_the_clis_training_epochs_take_fractions_zero_means_none_and_negative_is_refused():
+    from tempo_analysis.semantic_change import cli_config
+
+    assert cli_config(train_epochs=0.5).train.epochs == 0.5 and cli_config(train_epochs=0).train is None
+    assert cli_config(method="plain").train is None and cli_config(method="plain", train_epochs=1).train.epochs == 1
+    with pytest.raises(ValueError, match="--train-epochs -1: use 0"):
+        cli_config(train_epochs=-1)
