@@ -119,3 +119,13 @@ def test_the_clis_training_epochs_take_fractions_zero_means_none_and_negative_is
     assert cli_config(method="plain").train is None and cli_config(method="plain", train_epochs=1).train.epochs == 1
     with pytest.raises(ValueError, match="--train-epochs -1: use 0"):
         cli_config(train_epochs=-1)
+
+
+def test_three_equal_scores_rank_nothing():
+    from tempo_analysis.semantic_change.pipeline import evaluate_scores
+
+    truth = pd.DataFrame({"word": ["a", "b", "c"], "graded": [0.1, 0.5, 0.9]})
+    flat = evaluate_scores(pd.DataFrame({"word": ["a", "b", "c"], "score": [0.3, 0.3 + 1e-12, 0.3]}), truth)
+    assert flat["constant_scores"] and flat["spearman"] == 0.0 and flat["spearman_ci_low"] == 0.0
+    ranked = evaluate_scores(pd.DataFrame({"word": ["a", "b", "c"], "score": [0.1, 0.2, 0.3]}), truth)
+    assert "constant_scores" not in ranked and ranked["spearman"] == pytest.approx(1.0)
