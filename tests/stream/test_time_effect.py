@@ -178,3 +178,39 @@ def test_describe_time_effect_names_both_models_and_their_own_numbers():
     assert lines[1].endswith("with time 0.600 · blind 0.000") and "10 s → 1 day" in lines[1]
     assert lines[2] == "recall on the 62 time-only switches: with time 1.000 · blind 0.125 · chance (the switch prior) 0.234"
     assert len(te.describe_time_effect(dict(res, time_only_recall=None)).splitlines()) == 2
+
+
+
+def test_what_if_edits_only_the_chosen_posts_text_and_time(models, data, monkeypatch):
+    """what_if is the notebook's what-if panel: it reads the post's own timeline cut after the post, with the
+    edited text on that post (not the one before), the post moved to the previous post's time plus the gap
+    (zero and sub-second gaps allowed), and a timeline's first post has no gap to move."""
+    _, test = data
+    clf = models["tempoformer"]
+    df = test.df.reset_index(drop=True)
+    post = _later_post(test)
+    i = int(np.flatnonzero(df["post_id"] == post)[0])
+    own = df[(df["timeline_id"] == df.loc[i, "timeline_id"]) & (df.index <= i)].reset_index(drop=True)
+    seen = []
+    real = type(clf).predict_proba
+    monkeypatch.setattr(type(clf), "predict_proba", lambda self, tl, **kw: seen.append(tl.df.copy()) or real(self, tl, **kw))
+
+    what_if(clf, test, post, text="a whole new text")
+    got = seen.pop()
+    assert got["post_id"].tolist() == own["post_id"].tolist()
+    assert got["text"].tolist() == own["text"].tolist()[:-1] + ["a whole new text"]
+    assert got["seconds"].tolist() == own["seconds"].tolist()
+    for gap in (0.0, 0.5, 7200.0):
+        what_if(clf, test, post, gap_seconds=gap)
+        got = seen.pop()
+        want = own["seconds"].tolist()[:-1] + [own["seconds"].iloc[-2] + gap]
+        assert got["seconds"].tolist() == want and got["text"].tolist() == own["text"].tolist()
+        assert got["timestamp"].iloc[-1] == pd.Timestamp(want[-1], unit="s", tz="UTC")
+        assert got["timestamp"].iloc[:-1].tolist() == own["timestamp"].iloc[:-1].tolist()
+    first = df["post_id"].iloc[0]
+    np.testing.assert_allclose(what_if(clf, test, first, gap_seconds=86400.0), real(clf, test)[0], atol=1e-5)
+    assert seen.pop()["seconds"].tolist() == [df["seconds"].iloc[0]]
+    with pytest.raises(ValueError, match="gap_seconds=-1 must be >= 0"):
+        what_if(clf, test, post, gap_seconds=-1)
+    with pytest.raises(ValueError, match="text must not be empty"):
+        what_if(clf, test, post, text="  ")
