@@ -667,3 +667,21 @@ def test_evaluate_from_cached_states_equals_scoring_the_full_model(exp, name):
     assert (fast["tokens"], fast["content_tokens"]) == (full["tokens"], full["content_tokens"])
     assert fast["ppl"] == pytest.approx(full["ppl"], rel=1e-4)
     assert fast["content_ppl"] == pytest.approx(full["content_ppl"], rel=1e-4)
+
+
+def test_context_history_is_read_over_the_models_tokens(exp, monkeypatch):
+    """A context table over the whole vocabulary is cut to the model's tokens S; one already over S is read as is."""
+    S = exp.token_ids_
+    full = np.random.default_rng(0).normal(size=(3, len(exp.tokenizer_), 2))
+
+    class Table:
+        def __init__(self, feats):
+            self.feats = feats
+
+        def features(self):
+            return self.feats
+
+    monkeypatch.setattr(exp, "context_table", lambda: Table(full))
+    np.testing.assert_array_equal(exp.history("context"), full[:, S])
+    monkeypatch.setattr(exp, "context_table", lambda: Table(full[:, S]))
+    np.testing.assert_array_equal(exp.history("context2"), full[:, S])
