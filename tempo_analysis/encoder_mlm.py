@@ -15,7 +15,9 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import math
+import struct
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,8 +27,9 @@ import torch
 from torch import nn
 
 ASSET = Path(__file__).resolve().parent / "assets" / "minilm_mlm_adapter.safetensors"
-# sha256 of the shipped asset; checked on every load (a replaced or corrupt file fails loudly)
-ASSET_SHA256 = "dbcae302769e9d0d912fbbd34cf7fd2b34d3ce9e9c4961cd984164d8c4a23b22"
+# sha256 of the shipped asset; checked on every load (a replaced or corrupt file fails loudly). Its header is
+# canonical (save_adapter); the same tensors were first shipped with an unsorted header, sha256 dbcae302...
+ASSET_SHA256 = "82778292809789f88ab1a25a257f272390edf64b1dcf64f06cfd3902adf80d30"
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
                 "attention.output.dense", "intermediate.dense", "output.dense")
 
@@ -158,14 +161,29 @@ def load_adapter(path: str | Path = ASSET, *, sha256: str | None = ASSET_SHA256)
     return state, cfg, meta
 
 
+def canonical_header(path: str | Path) -> None:
+    """Rewrite a safetensors file's JSON header with sorted keys, in place (the tensor bytes are untouched).
+
+    safetensors writes the metadata in a hash map's order, which changes from one write to the next,
+    so the same tensors and metadata would give another file, and another sha256, on every run."""
+    path = Path(path)
+    raw = path.read_bytes()
+    n = struct.unpack("<Q", raw[:8])[0]
+    header = json.dumps(json.loads(raw[8:8 + n]), sort_keys=True, separators=(",", ":")).encode()
+    header += b" " * (-len(header) % 8)          # the format pads its header to 8 bytes with spaces
+    path.write_bytes(struct.pack("<Q", len(header)) + header + raw[8 + n:])
+
+
 def save_adapter(path: str | Path, state: dict[str, torch.Tensor], cfg: AdapterConfig, **meta) -> str:
-    """Write an adapter file (sorted keys, fixed metadata) and return its sha256."""
+    """Write an adapter file (sorted tensors and metadata: the same state gives the same bytes) and return its
+    sha256."""
     from safetensors.torch import save_file
 
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     md = {"rank": str(cfg.rank), "alpha": str(cfg.alpha), **{k: str(v) for k, v in meta.items()}}
     save_file({k: state[k] for k in sorted(state)}, str(path), metadata=md)
+    canonical_header(path)
     return file_sha256(path)
 
 
@@ -303,7 +321,8 @@ def brown_mlm_eval(model, tokenizer, n_sentences: int = 200, *, seed: int = 0, r
 
 
 __all__ = ["ASSET", "ASSET_SHA256", "AdapterConfig", "AdapterNotAvailable", "LORA_TARGETS", "LoRALinear",
-           "add_lora", "adapter_state", "apply_adapter", "brown_mlm_eval", "brown_sentences", "general_text", "load_adapter",
+           "add_lora", "adapter_state", "apply_adapter", "brown_mlm_eval", "brown_sentences", "canonical_header",
+           "general_text", "load_adapter",
            "mask_positions", "merge_default_adapter", "mlm_eval", "save_adapter"]
 
 

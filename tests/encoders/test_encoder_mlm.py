@@ -33,9 +33,15 @@ def _bare_mlm():
         return load_encoder("default", head="mlm", adapter=False)
 
 
-def test_shipped_asset_matches_its_sha256_and_is_small():
+def test_shipped_asset_matches_its_sha256_and_is_small(tmp_path):
     assert ASSET.is_file() and file_sha256(ASSET) == ASSET_SHA256
     assert ASSET.stat().st_size <= 5 * 1024 * 1024
+    from tempo_analysis.encoder_mlm import canonical_header
+
+    copy = tmp_path / "asset.safetensors"
+    shutil.copy(ASSET, copy)
+    canonical_header(copy)
+    assert file_sha256(copy) == ASSET_SHA256            # its header is the one save_adapter writes
 
 
 def test_a_changed_asset_is_refused(tmp_path):
@@ -91,3 +97,25 @@ def test_mlm_beats_the_unigram_prior_on_held_out_brown():
     model, tok = load_encoder("default", head="mlm")
     res = _top5(model, tok, sents)
     assert res["top5"] >= 0.35 and res["top5"] >= res["unigram_top5"] + 0.12, res
+
+
+def test_an_adapter_file_round_trips_its_tensors_rank_and_alpha_byte_for_byte(tmp_path):
+    """The same state and metadata give the same bytes (safetensors alone writes its metadata in a hash
+    map's order, so every write of the shipped adapter had another sha256)."""
+    import json
+    import struct
+
+    from tempo_analysis.encoder_mlm import AdapterConfig, load_adapter, save_adapter
+
+    state = {"lora.q.B": torch.arange(6.0).reshape(3, 2), "lora.q.A": torch.ones(2, 3), "head.bias": torch.zeros(4)}
+    cfg = AdapterConfig(rank=2, alpha=5.0)
+    meta = {f"setting_{c}": i for i, c in enumerate("hgfedcba")}
+    path = tmp_path / "new" / "folder" / "adapter.safetensors"          # folders made as needed
+    digest = save_adapter(path, state, cfg, **meta)
+    back, back_cfg, back_meta = load_adapter(path, sha256=digest)
+    assert back_cfg == cfg and back_meta["setting_a"] == "7"
+    assert set(back) == set(state) and all(torch.equal(back[k], state[k]) for k in state)
+    raw = path.read_bytes()
+    header = json.loads(raw[8:8 + struct.unpack("<Q", raw[:8])[0]])
+    assert list(header["__metadata__"]) == sorted(header["__metadata__"])
+    assert {save_adapter(path, state, cfg, **meta) for _ in range(3)} == {digest}   # the same bytes every time
