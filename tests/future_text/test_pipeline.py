@@ -3,6 +3,7 @@ planted-world claim at notebook defaults."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import warnings
 
@@ -685,3 +686,10 @@ def test_context_history_is_read_over_the_models_tokens(exp, monkeypatch):
     np.testing.assert_array_equal(exp.history("context"), full[:, S])
     monkeypatch.setattr(exp, "context_table", lambda: Table(full[:, S]))
     np.testing.assert_array_equal(exp.history("context2"), full[:, S])
+
+
+@pytest.mark.parametrize("search, learns", [("learn", True), ("grid", False), ("fixed", False)])
+def test_alpha_is_a_trained_parameter_only_when_it_is_learned(exp, monkeypatch, search, learns):
+    monkeypatch.setattr(exp, "settings", dataclasses.replace(exp.settings, alpha_search=search))
+    model = exp.build("freq")
+    assert model.alpha.requires_grad is learns and model.config.learn_alpha is learns
