@@ -693,3 +693,22 @@ def test_alpha_is_a_trained_parameter_only_when_it_is_learned(exp, monkeypatch, 
     monkeypatch.setattr(exp, "settings", dataclasses.replace(exp.settings, alpha_search=search))
     model = exp.build("freq")
     assert model.alpha.requires_grad is learns and model.config.learn_alpha is learns
+
+
+def test_the_lm_context_table_covers_the_years_before_the_test_year_over_the_models_tokens(exp, monkeypatch):
+    """eq. 7 with the LM as the encoder: per-year means of the LM's own states, from the first training year up
+    to the year before the test year (never the test year's text), computed once."""
+    from tempo_analysis.future_text.states import state_context_table
+
+    monkeypatch.setattr(exp, "context_table_", None)
+    table = exp.context_table()
+    first, last = exp.train_years_[0], exp.test_year_ - 1
+    assert table.years == list(range(first, last + 1)) and exp.context_table() is table
+    S = torch.as_tensor(exp.token_ids_)
+    rows = np.flatnonzero((exp.frame_["year"] >= first).to_numpy() & (exp.frame_["year"] <= last).to_numpy())
+    want = state_context_table(exp.terms_.states.select(sorted(rows)), S, first, last,
+                               exp.base_.get_input_embeddings().weight.detach().cpu()[S])
+    np.testing.assert_allclose(table.features(), np.asarray(want), atol=1e-6)
+    assert table.features().shape[:2] == (len(table.years), len(S))
+    np.testing.assert_array_equal(exp.token_ids_, np.union1d(np.flatnonzero(exp.freq_table_.counts.sum(0) > 0),
+                                                             [exp.tokenizer_.eos_token_id]))
