@@ -16,7 +16,8 @@ from tempo_analysis.data.errors import data_error
 def training_labels(train) -> tuple[list[str], np.ndarray]:
     """(label names, codes per post) of the training timelines; -1 marks an unlabelled post."""
     if not train.label_names:
-        raise ValueError("train timelines have no labels; pass Timelines with a 'label' column")
+        raise data_error("label", "the training timelines have no labels",
+                         "pass Timelines with a 'label' column (one label per post, blank = unlabelled)")
     names = list(train.label_names)
     codes = train.label_codes(names)
     if (codes >= 0).sum() == 0:

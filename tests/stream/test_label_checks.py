@@ -47,6 +47,17 @@ def test_training_timelines_without_a_labelled_post_are_refused(name, splits, to
         build(name, tokenizer).fit(unlabelled(train))
 
 
+@pytest.mark.parametrize("name", MODELS)
+def test_training_timelines_without_a_label_column_are_refused(name, splits, tokenizer):
+    from tempo_analysis.data import Timelines
+
+    train, _ = splits
+    bare = Timelines.from_frame(train.df.drop(columns=["label", "seconds"]), time_unit="s", min_posts=1)
+    assert not bare.label_names
+    with pytest.raises(ValueError, match="column 'label': the training timelines have no labels. Fix: pass Timelines"):
+        build(name, tokenizer).fit(bare)
+
+
 @pytest.mark.parametrize("name", [m for m in MODELS if m not in ("random", "llm_few_shot")])
 def test_a_dev_split_without_a_labelled_post_is_refused_and_one_labelled_post_trains(name, splits):
     train, dev = splits
