@@ -325,6 +325,10 @@ class Timelines:
                              "pass names= that include every label")
         return np.array([lookup.get(v, -1) if v is not None else -1 for v in self.df["label"]], dtype=np.int64)
 
+    def has_labelled_post(self, names: list[str] | None = None) -> bool:
+        """True when at least one post carries a label (from ``names`` or ``label_names``)."""
+        return bool((self.label_codes(names) >= 0).any())
+
     def windows(self, w: int, label_names: list[str] | None = None) -> Windows:
         """One window per post: its w most recent posts (itself last), left-padded with an explicit mask."""
         if not isinstance(w, (int, np.integer)) or w < 1:

@@ -149,7 +149,7 @@ def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev
             train, test = timelines.subset(sp.train), timelines.subset(sp.test)
             dev = timelines.subset(sp.dev) if sp.dev else None
             check_labels_seen(train, test, f"fold {sp.fold} test")
-            if dev is not None and (dev.label_codes(names) >= 0).sum() == 0:
+            if dev is not None and not dev.has_labelled_post(names):
                 n_dev = f"{len(sp.dev)} timeline{'s' * (len(sp.dev) != 1)}"
                 raise data_error("label", f"fold {sp.fold}'s dev split ({n_dev}) has no labelled post, so it cannot "
                                  "choose the best epoch",

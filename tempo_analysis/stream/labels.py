@@ -30,7 +30,7 @@ def dev_is_usable(dev, names: list[str]) -> bool:
     """False when no dev split is given (None or no posts); True when it has a labelled post."""
     if dev is None or not len(dev):
         return False
-    if (dev.label_codes(names) >= 0).sum() == 0:
+    if not dev.has_labelled_post(names):
         raise data_error("label", "dev timelines have no labelled post, so they cannot choose the best epoch",
                          "fill their 'label' column, or pass dev=None to train for the full epochs")
     return True

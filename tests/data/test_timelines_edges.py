@@ -64,6 +64,16 @@ def test_label_codes_are_minus_one_where_a_label_is_missing_or_there_is_no_label
     assert unlabelled.label_codes(["O"]).tolist() == [-1] * 5
 
 
+def test_has_labelled_post_is_true_with_one_label_and_false_with_none():
+    tl = Timelines.from_frame(frame())
+    assert tl.has_labelled_post() and tl.has_labelled_post(["O", "IS", "IE"])
+    for label in ("O", "IS"):  # the first label name (code 0) counts too
+        one = Timelines.from_frame(frame(label=[None, None, label, None, None]))
+        assert one.has_labelled_post(["O", "IS", "IE"])
+    assert not Timelines.from_frame(frame(label=[None] * 5)).has_labelled_post(["O", "IS", "IE"])
+    assert not Timelines.from_frame(frame().drop(columns="label")).has_labelled_post(["O"])
+
+
 def test_a_one_post_window_holds_only_the_current_post():
     w = Timelines.from_frame(frame()).windows(1)
     assert w.post_index.tolist() == [[0], [1], [2], [3], [4]] and w.mask.all() and (w.gaps == 0).all()
