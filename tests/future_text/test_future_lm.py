@@ -34,6 +34,8 @@ def test_window_layout_is_token_major_in_year_order():
     table = (1000 * torch.arange(Y)[:, None] + torch.arange(V)[None, :]).float()[..., None]   # [Y, V, 1]
     idx = window_index(torch.tensor([2004, 2002]), FIRST, Y, 3)
     assert idx.tolist() == [[1, 2, 3], [0, 0, 1]]            # 2002's window left-pads with the first year
+    # the year after the table forecasts from the table's last W rows, its last row included
+    assert window_index(torch.tensor([FIRST + Y]), FIRST, Y, 3).tolist() == [[Y - 3, Y - 2, Y - 1]]
     w = windows(table, idx)                                   # [U, V, W, 1]
     flat = w.reshape(2 * V, 3)                                # what the LSTM sees: row u*V + v
     for u, rows in enumerate(idx.tolist()):
