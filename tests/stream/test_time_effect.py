@@ -98,6 +98,29 @@ def test_gap_what_if_at_each_posts_real_gap_is_the_models_own_prediction(models,
     np.testing.assert_allclose(moved, own, atol=1e-5)
 
 
+def test_gap_what_if_on_a_single_timeline_reads_the_models_own_window(models, data):
+    """With one timeline, a window that reaches its first post must stop there (no wrap-around to
+    the end of the table)."""
+    _, test = data
+    clf = models["tempoformer"]
+    one = test.subset(test.timeline_ids[-1:])
+    df = one.df.reset_index(drop=True)
+    own = te.change_probability(clf.predict_proba(one), clf.label_names_)
+    real = df["seconds"].diff().fillna(0.0).to_numpy()
+    moved = [te.gap_what_if(clf, one, [pid], [real[i]])[0, 0] for i, pid in enumerate(df["post_id"][:3])]
+    np.testing.assert_allclose(moved, own[:3], atol=1e-5)
+
+
+def test_the_window_copy_holds_the_posts_the_model_reads_and_no_more(data):
+    _, test = data
+    df = test.df.reset_index(drop=True)
+    second = df.index[df["timeline_id"] == df["timeline_id"].iloc[-1]][0]   # the later timeline's first post
+    for window in (1, 3, 5):
+        assert te._window_copy(df, 5, window)["post_id"].tolist() == df["post_id"][6 - window : 6].tolist()
+        assert te._window_copy(df, second + 1, window)["post_id"].tolist() == \
+            df["post_id"][max(second, second + 2 - window) : second + 2].tolist()
+
+
 def test_change_posts_are_the_labelled_switches(data):
     _, test = data
     assert te.change_posts(test) == test.df.loc[test.df["label"] == "IS", "post_id"].tolist()
