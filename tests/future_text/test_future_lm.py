@@ -8,7 +8,7 @@ import torch
 
 from tempo_analysis.causal_lm import output_cache
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.future_text.bias import TrendLSTMBias, lstm_last_hidden, window_index, windows
+from tempo_analysis.future_text.bias import PreviousYearBias, TrendLSTMBias, lstm_last_hidden, window_index, windows
 from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
 
 from .conftest import tiny_gpt2
@@ -41,6 +41,14 @@ def test_window_layout_is_token_major_in_year_order():
     for u, rows in enumerate(idx.tolist()):
         for v in (0, 1, 7, V - 1):
             assert flat[u * V + v].tolist() == [1000 * r + v for r in rows]   # token v's own years, in order
+
+
+def test_nolstm_bias_is_the_scaled_feature_of_the_year_before_the_target():
+    table = (1000 * torch.arange(Y)[:, None] + torch.arange(V)[None, :]).float()[..., None]   # [Y, V, 1]
+    idx = window_index(torch.tensor([FIRST + 4, FIRST + 2]), FIRST, Y, 3)
+    b = PreviousYearBias(init_scale=0.5)(table, idx)
+    assert b.shape == (2, V)
+    assert b.tolist() == [[0.5 * (1000 * 3 + v) for v in range(V)], [0.5 * (1000 * 1 + v) for v in range(V)]]
 
 
 def test_unrolled_lstm_matches_nn_lstm():
