@@ -8,7 +8,7 @@ import torch
 
 from tempo_analysis.causal_lm import output_cache
 from tempo_analysis.data.errors import DataError
-from tempo_analysis.future_text.bias import PreviousYearBias, TrendLSTMBias, lstm_last_hidden, window_index, windows
+from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, TrendLSTMBias, lstm_last_hidden, window_index, windows
 from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
 
 from .conftest import tiny_gpt2
@@ -49,6 +49,28 @@ def test_nolstm_bias_is_the_scaled_feature_of_the_year_before_the_target():
     b = PreviousYearBias(init_scale=0.5)(table, idx)
     assert b.shape == (2, V)
     assert b.tolist() == [[0.5 * (1000 * 3 + v) for v in range(V)], [0.5 * (1000 * 1 + v) for v in range(V)]]
+
+
+def test_context_gate_is_alpha_sigmoid_of_state_times_s_times_m():
+    """Eq. 10: bias[b, k, v] = alpha * sigmoid((H_k . C A) * s[b, v]) * m[b, v], with s and m the
+    per-year terms that `GatedBias.forward` stacks in that order."""
+    torch.manual_seed(0)
+    d = 6
+    gate = GatedBias(feature_dim=1, hidden=4, d_model=d)
+    torch.nn.init.normal_(gate.C.weight)
+    torch.nn.init.normal_(gate.D.weight)
+    hidden, terms = torch.randn(2, 3, d), torch.randn(2, 5, 2)
+    got = gate.apply_gate(hidden, terms, alpha=0.7)
+    q = hidden @ (gate.C.weight @ gate.A)                                  # [B, S]
+    s, m = terms[..., 0], terms[..., 1]
+    want = 0.7 * torch.sigmoid(q[..., None] * s[:, None, :]) * m[:, None, :]
+    torch.testing.assert_close(got, want)
+    emb = torch.randn(5, d)
+    rows, idx = torch.randn(4, 5, 1), window_index(torch.tensor([FIRST + 3]), FIRST, 4, 2)
+    s_m = gate(rows, idx, emb)
+    B = gate.core(rows, idx)
+    torch.testing.assert_close(s_m[..., 0], (B * emb).sum(-1))
+    torch.testing.assert_close(s_m[..., 1], s_m[..., 0] * (emb @ (gate.D.weight @ gate.A)))
 
 
 def test_unrolled_lstm_matches_nn_lstm():
