@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -78,6 +79,50 @@ def test_window_longer_than_years_and_vocab_mismatch(frame, tok):
     assert vocab_fingerprint(other) != t.fingerprint
     with pytest.raises(DataError, match="differs from the frequency table"):
         t.check_tokenizer(other)
+
+
+def test_window_must_be_a_positive_integer(frame, tok):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    t.check_window(1)                                            # one previous year is a window
+    for bad in (0, -1, 2.0, "3"):
+        with pytest.raises(DataError, match="positive integer"):
+            t.check_window(bad)
+
+
+def test_a_table_counted_by_another_vocabulary_of_the_same_size_is_refused(frame, tok):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    other = dataclasses.replace(t, fingerprint="0" * 16)         # same size, other token -> id map
+    assert other.vocab_size == len(tok)
+    with pytest.raises(DataError, match="differs from the frequency table"):
+        other.check_tokenizer(tok)
+
+
+def test_relative_frequencies_are_shares_of_each_years_tokens(frame, tok):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    r = t.relative()
+    np.testing.assert_allclose(r.sum(axis=1), 1.0)
+    np.testing.assert_allclose(r[3], t.counts[3] / t.counts[3].sum())
+
+
+class _SpecialsTokenizer:
+    """Word ids 1..n, with id 0 added at both ends when special tokens are asked for."""
+
+    vocab = {"[S]": 0, "alpha": 1, "beta": 2, "gamma": 3}
+
+    def __len__(self):
+        return len(self.vocab)
+
+    def get_vocab(self):
+        return dict(self.vocab)
+
+    def __call__(self, texts, add_special_tokens=True):
+        ids = [[self.vocab[w] for w in text.split()] for text in texts]
+        return {"input_ids": [[0, *row, 0] if add_special_tokens else row for row in ids]}
+
+
+def test_counts_are_the_texts_own_tokens_without_special_tokens():
+    t = FrequencyTable.from_texts(["alpha beta", "beta gamma gamma", "alpha"], [2001, 2001, 2002], _SpecialsTokenizer())
+    np.testing.assert_array_equal(t.counts, [[0, 1, 2, 2], [0, 1, 0, 0]])
 
 
 def test_trend_injection_and_save_load(frame, tok, tmp_path):
