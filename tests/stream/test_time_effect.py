@@ -63,6 +63,9 @@ def test_gap_sweep_is_flat_without_time_and_moves_with_time(models, data):
     assert np.ptp(timed) > 0.3           # TempoFormer learnt to read it
     assert te.gap_sensitivity(models["control"], test) < 1e-6
     assert te.gap_sensitivity(models["tempoformer"], test) > 0.3
+    default = te.gap_sweep(models["tempoformer"], test, post)        # the notebook's sweep: 1 s .. 4 days
+    np.testing.assert_allclose(default["gap_s"], np.geomspace(1, 4 * 86400, 41))
+    np.testing.assert_allclose(default["p_change"].iloc[::5], timed, atol=1e-5)
 
 
 def test_gap_what_if_agrees_with_what_if_and_keeps_the_first_post_fixed(models, data):
