@@ -166,6 +166,36 @@ def test_prepare_output_file_refuses_a_users_file_but_not_ours(tmp_path):
         prepare_output_file(tmp_path / "run")
 
 
+def test_a_users_broken_json_and_plain_text_files_are_refused_but_our_text_files_are_not(tmp_path):
+    broken = tmp_path / "scores.json"
+    broken.write_text("{not json")
+    with pytest.raises(OutputExistsError, match="not written by tempo_analysis"):
+        prepare_output_file(broken)
+    plain = tmp_path / "scores.tsv"
+    plain.write_text("word\tscore\n")
+    with pytest.raises(OutputExistsError, match="not written by tempo_analysis"):
+        prepare_output_file(plain)
+    plain.write_text(outputs.text_header("ranking") + "word\tscore\n")
+    assert prepare_output_file(plain) == plain
+
+
+@pytest.mark.parametrize("content", ['{"version": 1}', '{"kind": "run"}', '["kind", "version"]', "{"])
+def test_a_folder_whose_manifest_lacks_kind_or_version_is_not_ours(tmp_path, content):
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / MANIFEST).write_text(content)
+    assert not is_ours(folder)
+    with pytest.raises(OutputExistsError):
+        prepare_output_dir(folder)
+    (folder / MANIFEST).write_text('{"kind": "run", "version": 1}')
+    assert is_ours(folder)
+
+
+def test_a_manifest_is_dated_in_utc_to_the_second():
+    created = outputs.manifest("run")["created"]
+    assert created.endswith("+00:00") and "." not in created
+
+
 # ------------------------------------------------------------------------------------ stale temporaries
 def test_clean_stale_temps_removes_only_dead_writers_and_restores_a_set_aside_folder(tmp_path):
     dead, alive = dead_pid(), os.getppid()
@@ -241,3 +271,4 @@ def test_the_previous_output_survives_a_kill_between_the_renames(tmp_path):
 def test_pid_alive():
     assert outputs.pid_alive(os.getpid()) and outputs.pid_alive(os.getppid())
     assert not outputs.pid_alive(dead_pid()) and not outputs.pid_alive(0)
+    assert outputs.pid_alive(1)             # init (or the container's first process) always runs
