@@ -139,6 +139,24 @@ def test_trend_injection_and_save_load(frame, tok, tmp_path):
     np.testing.assert_array_equal(back.counts, t.counts)
 
 
+def test_trend_rises_over_exactly_the_last_years_and_checks_its_inputs(frame, tok):
+    t = FrequencyTable.from_texts(frame["text"].tolist(), frame["year"].tolist(), tok)
+    Y, V = len(t.years), t.vocab_size
+    absent = int(np.flatnonzero(t.counts.sum(0) == 0)[0])       # zero counts: any change is the trend's
+    up = t.with_trend([absent], last=2, factor=4.0)
+    np.testing.assert_allclose(up.counts[:, absent], [0] * (Y - 2) + [2.0, 4.0])   # 4^(1/2), 4^(2/2)
+    assert (up.counts[:, :absent] == t.counts[:, :absent]).all()
+    assert t.with_trend([absent], last=Y).counts[0, absent] > 0   # the whole history
+    np.testing.assert_allclose(t.with_trend([absent], last=1, factor=5.0).counts[:, absent], [0] * (Y - 1) + [5.0])
+    for last in (0, Y + 1):
+        with pytest.raises(DataError, match=f"last={last}"):
+            t.with_trend([absent], last=last)
+    t.with_trend([0, V - 1])                                     # both ends of the vocabulary
+    for ids in ([], [-1], [-1, 3], [V], [3, V]):
+        with pytest.raises(DataError, match="token_ids"):
+            t.with_trend(ids)
+
+
 def test_context_table_alignment_and_fallbacks(tok):
     from tempo_analysis.encoders import tiny_encoder
     from tempo_analysis.future_text.context import _static_embeddings, contextual_table
