@@ -148,3 +148,20 @@ def test_the_hub_probe_gives_up_after_its_timeout_even_when_name_lookup_hangs(mo
     monkeypatch.setattr(socket, "create_connection", broken)
     with pytest.raises(RuntimeError, match="not a network answer"):
         probe("hub.example", 443, 5.0)
+
+
+def test_the_hub_probe_answers_yes_for_a_listening_port():
+    server = socket.create_server(("127.0.0.1", 0))
+    try:
+        port = server.getsockname()[1]
+        assert hub._connect.__wrapped__("127.0.0.1", port, 5.0) is True
+    finally:
+        server.close()
+
+
+def test_an_endpoint_without_a_host_is_unreachable_without_a_probe(monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    monkeypatch.setenv("HF_ENDPOINT", "file:///srv/models")
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: pytest.fail("probed an endpoint with no host"))
+    assert hub.hub_reachable() is False
