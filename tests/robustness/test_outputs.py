@@ -272,3 +272,33 @@ def test_pid_alive():
     assert outputs.pid_alive(os.getpid()) and outputs.pid_alive(os.getppid())
     assert not outputs.pid_alive(dead_pid()) and not outputs.pid_alive(0)
     assert outputs.pid_alive(1)             # init (or the container's first process) always runs
+
+
+def test_pid_alive_only_asks_and_reads_the_answers_of_the_os(monkeypatch):
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        assert outputs.pid_alive(child.pid)
+        with pytest.raises(subprocess.TimeoutExpired):   # asking sent no signal that ends it
+            child.wait(timeout=0.5)
+    finally:
+        child.kill()
+        child.wait()
+
+    def refuse(pid, sig):
+        raise PermissionError(pid)                       # another user's process
+
+    monkeypatch.setattr(outputs.os, "kill", refuse)
+    assert outputs.pid_alive(424242)
+
+    def unknown(pid, sig):
+        raise OSError(22, "invalid argument")            # Windows' answer for an unknown pid
+
+    monkeypatch.setattr(outputs.os, "kill", unknown)
+    assert not outputs.pid_alive(424242)
+
+
+def test_an_output_folder_is_written_under_parents_that_do_not_exist_yet(tmp_path):
+    target = tmp_path / "runs" / "2026" / "model"
+    with atomic_output_dir(target, kind="test") as tmp:
+        (tmp / "a.txt").write_text("a")
+    assert is_ours(target) and (target / "a.txt").read_text() == "a"
