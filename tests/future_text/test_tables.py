@@ -157,6 +157,21 @@ def test_trend_rises_over_exactly_the_last_years_and_checks_its_inputs(frame, to
             t.with_trend(ids)
 
 
+def test_truncate_keeps_the_years_up_to_and_including_the_last_one(frame, tok):
+    part = frame[frame["year"] != 2012]
+    with pytest.warns(UserWarning, match="2012"):
+        t = FrequencyTable.from_texts(part["text"].tolist(), part["year"].tolist(), tok, year_range=(2010, 2015))
+    cut = t.truncate(2013)
+    assert cut.years == [2010, 2011, 2012, 2013] and cut.filled_years == [2012]
+    np.testing.assert_array_equal(cut.counts, t.counts[:4])
+    assert t.truncate(2011).filled_years == [] and t.truncate(2012).filled_years == [2012]
+    assert t.truncate(2015).years == t.years
+    cut.counts[0, 0] += 1                                        # a copy: the full table is untouched
+    assert cut.counts[0, 0] != t.counts[0, 0]
+    with pytest.raises(DataError, match="year 2016 is not in the frequency table"):
+        t.truncate(2016)
+
+
 def test_context_table_alignment_and_fallbacks(tok):
     from tempo_analysis.encoders import tiny_encoder
     from tempo_analysis.future_text.context import _static_embeddings, contextual_table
