@@ -165,3 +165,18 @@ def test_an_endpoint_without_a_host_is_unreachable_without_a_probe(monkeypatch):
     monkeypatch.setenv("HF_ENDPOINT", "file:///srv/models")
     monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: pytest.fail("probed an endpoint with no host"))
     assert hub.hub_reachable() is False
+
+
+@pytest.mark.parametrize("endpoint, address", [(None, ("huggingface.co", 443)),
+                                               ("https://mirror.example", ("mirror.example", 443)),
+                                               ("http://mirror.example", ("mirror.example", 80))])
+def test_the_probe_uses_the_schemes_port_when_the_endpoint_names_none(monkeypatch, endpoint, address):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+    if endpoint is None:
+        monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    else:
+        monkeypatch.setenv("HF_ENDPOINT", endpoint)
+    calls = []
+    monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: calls.append((host, port)) or True)
+    assert hub.hub_reachable() is True and calls == [address]

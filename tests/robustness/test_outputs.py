@@ -302,3 +302,11 @@ def test_an_output_folder_is_written_under_parents_that_do_not_exist_yet(tmp_pat
     with atomic_output_dir(target, kind="test") as tmp:
         (tmp / "a.txt").write_text("a")
     assert is_ours(target) and (target / "a.txt").read_text() == "a"
+
+
+@pytest.mark.parametrize("path", [None, "", "   "])
+def test_no_output_file_or_folder_name_is_refused_by_name(path):
+    with pytest.raises(OutputExistsError, match="no output file given"):
+        prepare_output_file(path)
+    with pytest.raises(OutputExistsError, match="no output folder given"):
+        prepare_output_dir(path)
