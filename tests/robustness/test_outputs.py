@@ -297,11 +297,14 @@ def test_pid_alive_only_asks_and_reads_the_answers_of_the_os(monkeypatch):
     assert not outputs.pid_alive(424242)
 
 
-def test_an_output_folder_is_written_under_parents_that_do_not_exist_yet(tmp_path):
+def test_outputs_are_written_under_parents_that_do_not_exist_yet(tmp_path):
     target = tmp_path / "runs" / "2026" / "model"
     with atomic_output_dir(target, kind="test") as tmp:
         (tmp / "a.txt").write_text("a")
     assert is_ours(target) and (target / "a.txt").read_text() == "a"
+    out = tmp_path / "results" / "stream" / "scores.json"
+    write_file_atomic(out, "{}")
+    assert out.read_text() == "{}"
 
 
 @pytest.mark.parametrize("path", [None, "", "   "])
