@@ -180,3 +180,22 @@ def test_the_probe_uses_the_schemes_port_when_the_endpoint_names_none(monkeypatc
     calls = []
     monkeypatch.setattr(hub, "_connect", lambda host, port, timeout: calls.append((host, port)) or True)
     assert hub.hub_reachable() is True and calls == [address]
+
+
+def test_a_name_the_cache_cannot_hold_is_not_cached():
+    assert hub.hub_cached("not a valid // repo id") is False
+
+
+def test_saved_folders_need_one_of_each_entrys_alternatives(tmp_path):
+    from tempo_analysis.data.errors import DataPathError
+
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "pytorch_model.bin").write_text("")          # the second of two alternatives is enough
+    entries = ["config.json", ("model.safetensors", "pytorch_model.bin")]
+    assert hub.require_saved_files(tmp_path, entries, what="Model", fix="save it") == tmp_path
+    for options, nor in ((("model.safetensors", "weights.bin"), "weights.bin"),
+                         (("model.safetensors", "weights.bin", "model.bin"), "weights.bin, model.bin")):
+        with pytest.raises(DataPathError, match=rf"has no model.safetensors \(nor {nor}\)\. Fix: save it"):
+            hub.require_saved_files(tmp_path, [options], what="Model", fix="save it")
+    with pytest.raises(DataPathError, match=r"has no vocab.txt\. Fix: save it"):   # one option: no "nor"
+        hub.require_saved_files(tmp_path, ["vocab.txt"], what="Model", fix="save it")
