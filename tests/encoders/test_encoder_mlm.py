@@ -7,7 +7,7 @@ import torch
 
 from tempo_analysis.data.locations import shared_data_dir
 from tempo_analysis.encoder_mlm import (ASSET, ASSET_SHA256, AdapterNotAvailable, apply_adapter, brown_sentences,
-                                        file_sha256, load_adapter, mlm_eval)
+                                        file_sha256, general_text, load_adapter, mlm_eval)
 from tempo_analysis.encoders import load_encoder, tiny_encoder
 
 # Brown held-out text is the honest test; these few general sentences keep a check on machines without it
@@ -119,3 +119,52 @@ def test_an_adapter_file_round_trips_its_tensors_rank_and_alpha_byte_for_byte(tm
     header = json.loads(raw[8:8 + struct.unpack("<Q", raw[:8])[0]])
     assert list(header["__metadata__"]) == sorted(header["__metadata__"])
     assert {save_adapter(path, state, cfg, **meta) for _ in range(3)} == {digest}   # the same bytes every time
+
+
+def _fake_shared_data(root):
+    """A shared data folder in the original formats, a few lines of each corpus the adapter reads."""
+    corpora = root / "nltk_data" / "corpora"
+    for name in ("gutenberg", "inaugural", "state_union"):
+        (corpora / name).mkdir(parents=True)
+        (corpora / name / "a.txt").write_text(f"[{name} 1900]\n\nThe {name} book has a sentence here. Too short.\n")
+    (corpora / "switchboard").mkdir()
+    (corpora / "switchboard" / "transcript").write_text(
+        "A.1: well i think so too\nB.2: uh huh yes\nA.3: four words right here\n")
+    (corpora / "brown").mkdir()
+    (corpora / "brown" / "ca01").write_text(
+        "\n".join(f"\tThe/at dog/nn number/nn {i}/cd ran/vbd ./." for i in range(10)) + "\n")
+    acl = root / "acl_abstracts_by_year"
+    acl.mkdir()
+    long = "Word " + " ".join(["word"] * 60) + "."                      # 61 words
+    for year in (2014, 2015, 2017):
+        (acl / f"papers_{year}.txt").write_text(f"We study parsing in {year}. Tiny one. Three words here. {long} "
+                                                "Four words right here.\n"
+                                                f"Sixty words exactly: {' '.join(['w'] * 56)} end.\n")
+    return root
+
+
+def test_general_text_reads_every_source_but_brown_with_its_filters(tmp_path):
+    root = _fake_shared_data(tmp_path)
+    got = general_text(root, acl_years=(2015, 2016, 2017))
+    by = {}
+    for source, sentence in got:
+        by.setdefault(source, []).append(sentence)
+    assert set(by) == {"gutenberg", "inaugural", "state_union", "switchboard", "acl"}      # never brown
+    assert by["gutenberg"] == ["The gutenberg book has a sentence here."]
+    assert by["switchboard"] == ["well i think so too", "four words right here"]   # tags gone, < 4 words dropped
+    assert [s for s in by["acl"] if "parsing" in s] == ["We study parsing in 2015.", "We study parsing in 2017."]
+    assert sorted(len(s.split()) for s in by["acl"]) == [4, 4, 5, 5, 60, 60]           # 4..60 words kept
+    default = [s for source, s in general_text(root) if source == "acl"]               # years 2015-2017
+    assert [s for s in default if "parsing" in s] == ["We study parsing in 2015.", "We study parsing in 2017."]
+
+
+def test_brown_sentences_are_a_seeded_sample_without_repeats_in_corpus_order(tmp_path):
+    root = _fake_shared_data(tmp_path)
+    every = brown_sentences(root)
+    assert len(every) == 10 and every[3] == "The dog number 3 ran."
+    for seed in (0, 1):
+        some = brown_sentences(root, 9, seed=seed)
+        assert len(set(some)) == 9 and some == sorted(some, key=every.index)
+        assert some == brown_sentences(root, 9, seed=seed)
+    assert brown_sentences(root, 6, seed=0) != brown_sentences(root, 6, seed=1)
+    assert brown_sentences(root, 10) == every and brown_sentences(root, 50) == every
