@@ -1,5 +1,6 @@
 """The embedded encoder's MLM adapter: the shipped asset is checked, and the merged model is a real masked LM."""
 import shutil
+import types
 import warnings
 
 import pytest
@@ -168,3 +169,52 @@ def test_brown_sentences_are_a_seeded_sample_without_repeats_in_corpus_order(tmp
         assert some == brown_sentences(root, 9, seed=seed)
     assert brown_sentences(root, 6, seed=0) != brown_sentences(root, 6, seed=1)
     assert brown_sentences(root, 10) == every and brown_sentences(root, 50) == every
+
+
+class _RankingMLM(torch.nn.Module):
+    """Scores every position the same way: special tokens highest (they must be banned), then the
+    given words in order, every other token 0."""
+
+    def __init__(self, tok, words):
+        super().__init__()
+        self.scores = torch.nn.Parameter(torch.zeros(len(tok)), requires_grad=False)
+        with torch.no_grad():
+            self.scores[tok.all_special_ids] = 100.0
+            for rank, word in enumerate(words):
+                self.scores[tok.convert_tokens_to_ids(word)] = 50.0 - rank
+
+    def forward(self, input_ids, attention_mask):
+        assert set(attention_mask.unique().tolist()) <= {0, 1}
+        return types.SimpleNamespace(logits=self.scores.expand(*input_ids.shape, -1))
+
+
+def test_mlm_eval_counts_top1_top5_and_the_unigram_prior_over_every_masked_token():
+    _, tok = tiny_encoder(hidden=16, layers=1, heads=2)
+    model = _RankingMLM(tok, ["the", "cat", "sat", "on", "mat", "dog"])
+    sents = ["the cat sat on the mat", "a dog dog", "the the"]
+    # mask_prob 1: every word is masked (11 of them); the model always answers the, cat, sat, on, mat
+    res = mlm_eval(model, tok, sents, mask_prob=1.0, batch_size=2)
+    assert res["n_masked"] == 11 and res["n_sentences"] == 3
+    assert res["top1"] == pytest.approx(4 / 11)              # "the" four times
+    assert res["top5"] == pytest.approx(8 / 11)              # all but a, dog, dog
+    assert res["unigram_top1"] == pytest.approx(4 / 11)      # in-sample prior: the, dog, cat, sat, on
+    assert res["unigram_top5"] == pytest.approx(9 / 11)
+    other = mlm_eval(model, tok, sents, mask_prob=1.0, batch_size=1, prior_sentences=["dog dog a", "a"])
+    assert (other["top1"], other["top5"]) == (res["top1"], res["top5"])   # batching changes nothing
+    assert other["unigram_top1"] == pytest.approx(2 / 11) and other["unigram_top5"] == pytest.approx(3 / 11)
+    cut = mlm_eval(model, tok, sents, mask_prob=1.0, max_length=5)     # [CLS] the cat sat [SEP]
+    assert cut["n_masked"] == 8 and cut["top1"] == pytest.approx(3 / 8)
+    with pytest.raises(ValueError, match="sentences is empty"):
+        mlm_eval(model, tok, [])
+
+
+def test_brown_mlm_eval_reads_the_seeded_brown_sample_and_skips_without_brown(tmp_path):
+    from tempo_analysis.encoder_mlm import brown_mlm_eval
+
+    _, tok = tiny_encoder(hidden=16, layers=1, heads=2)
+    model = _RankingMLM(tok, ["the", "dog"])
+    assert brown_mlm_eval(model, tok, root=tmp_path) is None                 # no Brown: the notebook skips
+    root = _fake_shared_data(tmp_path / "shared")
+    res = brown_mlm_eval(model, tok, 4, seed=1, root=root)
+    assert res == mlm_eval(model, tok, brown_sentences(root, 4, seed=1), seed=1) and res["n_sentences"] == 4
+    assert brown_mlm_eval(model, tok, root=root)["n_sentences"] == 10         # default 200: all ten here
