@@ -250,6 +250,12 @@ def test_last_layer_computes_only_the_cls_row_exactly():
     mask[3, 2:] = 0
     full = layer(x, model._mask4d(x, mask))[:, 0]
     torch.testing.assert_close(cls_only_layer(layer, x, mask), full, atol=1e-5, rtol=1e-5)
+    # layouts the shortcut does not cover are left to the full layer
+    layer.chunk_size_feed_forward = 2
+    assert cls_only_layer(layer, x, mask) is None
+    layer.chunk_size_feed_forward, layer.is_decoder = 0, True
+    assert cls_only_layer(layer, x, mask) is None
+    assert cls_only_layer(torch.nn.Linear(32, 32), x, mask) is None
 
 
 # ---------------------------------------------------------------- faithfulness to the reference
