@@ -291,6 +291,19 @@ def test_temporal_mha_dropout_follows_the_encoder_and_acts_in_training_only():
         TempoFormerConfig(encoder=tiny_bert_dict(), temporal_attn_dropout=1.5)
 
 
+def test_an_encoder_without_a_pooler_gets_its_own_dense_tanh_pooler(timelines, tokenizer):
+    from transformers import ElectraConfig
+
+    electra = ElectraConfig(vocab_size=30522, embedding_size=32, hidden_size=32, num_hidden_layers=3,
+                            num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
+                            hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0).to_dict()
+    torch.manual_seed(0)
+    model = TempoFormerModel(TempoFormerConfig(encoder=electra, num_labels=2)).eval()
+    assert getattr(model.encoder, "pooler", None) is None and isinstance(model.local_pooler[1], torch.nn.Tanh)
+    assert run(model, batch_for(timelines, tokenizer)).logits.shape[-1] == 2
+    assert not hasattr(tiny_model(), "local_pooler")          # BERT keeps its own pretrained pooler
+
+
 def test_rotempoformer_head_reads_only_the_lstm_state(timelines, tokenizer):
     model = tiny_model("rotempoformer").eval()
     assert model.head[0].in_features == model.config.rnn_hidden
