@@ -38,6 +38,23 @@ def convert(hf, form, **kw):
     return TemporalAttentionForMaskedLM.from_hf(hf, time_attention=form, mask_token_id=MASK, **kw).eval()
 
 
+def peaked(hf, factor=30.0):
+    """Scale the queries and keys so that attention is far from uniform: at BERT's init scale every
+    pattern is near uniform, and a converted model that changed the attention would not show."""
+    with torch.no_grad():
+        for name, module in hf.named_modules():
+            if name.rpartition(".")[2] in ("query", "key", "q_lin", "k_lin"):
+                module.weight.mul_(factor)
+    return hf
+
+
+def assert_same_hidden_states(ref, ours, am):
+    real = am.bool()
+    assert len(ref.hidden_states) == len(ours.hidden_states)
+    for i, (a, b) in enumerate(zip(ref.hidden_states, ours.hidden_states)):
+        torch.testing.assert_close(b[real], a[real], atol=1e-5, rtol=1e-5, msg=f"hidden state {i}")
+
+
 def perturb_time(model, scale=1.0, seed=1):
     """Give the time parameters non-trivial values (as after training)."""
     g = torch.Generator().manual_seed(seed)
@@ -86,13 +103,14 @@ def test_default_encoder_weights_are_kept():
 
 @pytest.mark.parametrize("form", ["faithful", "modulated"])
 def test_identity_at_init_same_mlm_loss(form):
-    hf = tiny_bert()
-    model = convert(hf, form)
+    hf = peaked(tiny_bert())
+    model = convert(hf, form)    # the default form: the time term enters through gates that start at 0
     ids, am, labels = batch()
     with torch.no_grad():
-        ref = hf(input_ids=ids, attention_mask=am, labels=labels).loss
-        ours = model(ids, am, time=torch.tensor([0, 1, 0]), labels=labels).loss
-    assert torch.allclose(ref, ours, atol=1e-5), (ref, ours)
+        ref = hf(input_ids=ids, attention_mask=am, labels=labels, output_hidden_states=True)
+        ours = model(ids, am, time=torch.tensor([0, 1, 0]), labels=labels, output_hidden_states=True)
+    assert torch.allclose(ref.loss, ours.loss, atol=1e-5), (ref.loss, ours.loss)
+    assert_same_hidden_states(ref, ours, am)
 
 
 @pytest.mark.parametrize("make", [
@@ -104,14 +122,15 @@ def test_identity_at_init_same_mlm_loss(form):
 ], ids=["roberta", "distilbert"])
 def test_other_bert_like_encoders_convert_exactly(make):
     torch.manual_seed(0)
-    hf = make().eval()
+    hf = peaked(make().eval())
     model = convert(hf, "modulated")
     ids, am, labels = batch()
     ids[1, 8:] = hf.config.pad_token_id
     with torch.no_grad():
-        ref = hf(input_ids=ids, attention_mask=am, labels=labels).loss
-        ours = model(ids, am, time=torch.tensor([1, 0, 1]), labels=labels).loss
-    assert torch.allclose(ref, ours, atol=1e-5), (ref, ours)
+        ref = hf(input_ids=ids, attention_mask=am, labels=labels, output_hidden_states=True)
+        ours = model(ids, am, time=torch.tensor([1, 0, 1]), labels=labels, output_hidden_states=True)
+    assert torch.allclose(ref.loss, ours.loss, atol=1e-5), (ref.loss, ours.loss)
+    assert_same_hidden_states(ref, ours, am)
 
 
 @pytest.mark.parametrize("form", ["faithful", "modulated", "scaled"])
