@@ -86,6 +86,15 @@ def test_encoder_layers_equal_checkpoint(form):
     assert torch.equal(ours["temporal.word_embeddings.weight"], src["bert.embeddings.word_embeddings.weight"])
 
 
+def test_a_checkpoint_has_an_mlm_head_only_with_its_dense_norm_and_bias():
+    src = tiny_bert().state_dict()
+    assert convert_state_dict(src, "bert", 2)[1]
+    body = {k: v for k, v in src.items() if not k.startswith("cls.")}
+    assert not convert_state_dict(body, "bert", 2)[1]                       # a bare encoder
+    for part in ("cls.predictions.bias", "cls.predictions.transform.dense.weight"):
+        assert not convert_state_dict({**body, part: src[part]}, "bert", 2)[1]   # part of a head
+
+
 def test_default_encoder_weights_are_kept():
     """The real MiniLM with its embedded MLM adapter merged: every tensor, head included, is kept."""
     from tempo_analysis.encoders import load_encoder
