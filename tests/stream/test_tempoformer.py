@@ -304,6 +304,16 @@ def test_an_encoder_without_a_pooler_gets_its_own_dense_tanh_pooler(timelines, t
     assert not hasattr(tiny_model(), "local_pooler")          # BERT keeps its own pretrained pooler
 
 
+@pytest.mark.parametrize("missing", ["window_index", "window_mask", "post_times"])
+def test_each_stream_input_is_required_and_attentions_come_only_when_asked(timelines, tokenizer, missing):
+    model = tiny_model()
+    inputs = model_inputs(batch_for(timelines, tokenizer))
+    assert model(**inputs).temporal_attentions is None
+    assert len(model(**inputs, output_attentions=True).temporal_attentions) == model.num_upper
+    with pytest.raises(ValueError, match="TempoFormer needs window_index, window_mask and post_times"):
+        model(**{**inputs, missing: None})
+
+
 def test_rotempoformer_head_reads_only_the_lstm_state(timelines, tokenizer):
     model = tiny_model("rotempoformer").eval()
     assert model.head[0].in_features == model.config.rnn_hidden
