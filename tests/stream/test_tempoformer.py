@@ -314,6 +314,45 @@ def test_each_stream_input_is_required_and_attentions_come_only_when_asked(timel
         model(**{**inputs, missing: None})
 
 
+def test_window_and_time_checks_at_their_edges(timelines, tokenizer):
+    model = tiny_model(max_window=4)
+    inputs = model_inputs(batch_for(timelines, tokenizer, window=4))
+    model(**inputs)                                           # a window of exactly max_window posts
+    with pytest.raises(ValueError, match="window size 4 exceeds config.max_window=3"):
+        tiny_model(max_window=3)(**inputs)
+    mask = inputs["window_mask"].clone()
+    mask[0, -1] = False                                       # one window without its current post
+    with pytest.raises(ValueError, match=r"window_mask\[:, -1\] must be True"):
+        model(**{**inputs, "window_mask": mask})
+    times = inputs["post_times"].clone()
+    i = int(inputs["window_index"][3, 0])                     # one earlier post moved after its current post
+    times[i] = times[int(inputs["window_index"][3, -1])] + 10
+    with pytest.raises(ValueError, match="a window lists a post later than its current post"):
+        model(**{**inputs, "post_times": times})
+
+
+def test_no_attention_mask_means_every_token_is_real(timelines, tokenizer):
+    model = tiny_model()
+    inputs = model_inputs(batch_for(timelines, tokenizer))
+    full = {**inputs, "attention_mask": torch.ones_like(inputs["attention_mask"])}
+    torch.testing.assert_close(model(**{**inputs, "attention_mask": None}).logits, model(**full).logits)
+
+
+def test_rotempoformer_runs_its_lstm_over_each_windows_real_posts_oldest_first(timelines, tokenizer):
+    model = tiny_model("rotempoformer")
+    inputs = model_inputs(batch_for(timelines, tokenizer))
+    seen = {}
+    model.ro_pooler.register_forward_hook(lambda m, inp, out: seen.setdefault("pooled", out))
+    model.head.register_forward_hook(lambda m, inp, out: seen.setdefault("state", inp[0]))
+    sizes = inputs["window_mask"].sum(1)
+    assert sizes.min() == 1 and sizes.max() == 4                # left-padded windows and full ones
+    with torch.no_grad():
+        model(**inputs)
+        for b, real in enumerate(inputs["window_mask"]):
+            _, (h, _) = model.rnn(seen["pooled"][b, real][None])   # the real posts alone, oldest first
+            torch.testing.assert_close(seen["state"][b], h[-1, 0], atol=1e-5, rtol=1e-5)
+
+
 def test_rotempoformer_head_reads_only_the_lstm_state(timelines, tokenizer):
     model = tiny_model("rotempoformer").eval()
     assert model.head[0].in_features == model.config.rnn_hidden
