@@ -74,6 +74,13 @@ def test_has_labelled_post_is_true_with_one_label_and_false_with_none():
     assert not Timelines.from_frame(frame().drop(columns="label")).has_labelled_post(["O"])
 
 
+def test_the_input_frames_index_does_not_become_a_column():
+    df = frame().set_index(pd.Index([10, 11, 12, 13, 14], name="row"))
+    tl = Timelines.from_frame(df)
+    assert "index" not in tl.df.columns and "row" not in tl.df.columns
+    assert tl.df.index.tolist() == [0, 1, 2, 3, 4]
+
+
 def test_a_one_post_window_holds_only_the_current_post():
     w = Timelines.from_frame(frame()).windows(1)
     assert w.post_index.tolist() == [[0], [1], [2], [3], [4]] and w.mask.all() and (w.gaps == 0).all()
