@@ -241,6 +241,26 @@ def test_save_and_load_round_trip(tmp_path, timelines, tokenizer):
     torch.testing.assert_close(run(loaded, batch).logits, run(model, batch).logits, atol=0, rtol=0)
 
 
+def test_from_a_loaded_encoder_every_weight_is_kept_and_a_missing_pooler_is_allowed():
+    from transformers import BertConfig, BertModel
+
+    torch.manual_seed(0)
+    bare = BertModel(BertConfig(**tiny_bert_dict()), add_pooling_layer=False)   # no pooler weights
+    model = TempoFormerModel.from_encoder(bare, num_labels=2)
+    assert model.config.encoder_name == "bert"                  # no name or path: its model type
+    ours = model.encoder.state_dict()
+    for k, v in bare.state_dict().items():
+        assert torch.equal(ours[k], v), k
+
+    class WithExtra(BertModel):
+        def __init__(self, config):
+            super().__init__(config)
+            self.extra = torch.nn.Parameter(torch.zeros(3))
+
+    with pytest.raises(ValueError, match=r"do not fit its own architecture: missing=\[\], unexpected=\['extra'\]"):
+        TempoFormerModel.from_encoder(WithExtra(BertConfig(**tiny_bert_dict())), num_labels=2)
+
+
 def test_last_layer_computes_only_the_cls_row_exactly():
     model = tiny_model()
     layer = model.upper_layers[-1]
