@@ -103,6 +103,7 @@ def test_subset_and_select():
     tl = Timelines.from_frame(frame())
     sub = tl.subset(["b"])
     assert sub.timeline_ids == ["b"] and len(sub) == 2
+    assert list(sub.df.columns) == list(tl.df.columns) and sub.df.index.tolist() == [0, 1]   # same table, renumbered
     w = tl.windows(2).select(np.array([0, 4]))
     assert w.target_index.tolist() == [0, 4]
     with pytest.raises(DataError, match="unknown timeline"):
