@@ -97,3 +97,19 @@ def test_slice_times_by_year_month_and_bins():
     assert bins.tolist() == ["90s", "00s+", "00s+"] and names == ["90s", "00s+"]
     with pytest.raises(DataError, match=r"rows \[0\].*outside the bins"):
         slice_times([1980, 1995], bins=[1990, 2000])
+
+
+def test_slice_bins_are_left_closed_strictly_increasing_and_read_dates_in_utc():
+    edges, _ = slice_times([1990, 1999.5, 2000, 2019], bins=[1990, 2000, 2020])
+    assert edges.tolist() == ["1990–2000", "1990–2000", "2000–2020", "2000–2020"]     # [a, b)
+    with pytest.raises(DataError, match=r"rows \[0\].*outside the bins"):
+        slice_times([2020], bins=[1990, 2000, 2020])                                    # the last edge is open
+    for bad in ([1990, 2000, 2000, 2010], [1990, 2010, 2000, 2020]):
+        with pytest.raises(DataError, match="strictly increasing"):
+            slice_times([1995], bins=bad)
+    with pytest.raises(DataError, match="at least two edges"):
+        slice_times([1995], bins=[1990])
+    stamps = ["2004-12-31T23:00:00-02:00", "2004-12-31T23:00:00Z"]    # 2005-01-01 01:00 UTC, and 2004
+    for cut in ("2005-01-01", "2005-01-01T00:00:00+00:00"):           # naive edges are UTC, aware ones as given
+        got, _ = slice_times(stamps, bins=["2000-01-01", cut, "2010-01-01"], labels=["early", "late"])
+        assert got.tolist() == ["late", "early"]
