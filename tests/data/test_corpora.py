@@ -71,6 +71,14 @@ def test_social_corpus_from_graph_and_edges():
     assert sc2.graph.number_of_edges() == 1 and "u3" in sc2.graph
 
 
+def test_edges_as_tuples_carry_their_weight_or_one():
+    sc = SocialCorpus.from_frame(social_df(), edges=[("u1", "u2", 2.5), ("u2", "u3")])
+    assert sc.graph["u1"]["u2"]["weight"] == 2.5 and sc.graph["u2"]["u3"]["weight"] == 1.0
+    for bad in ([("u1",)], [("u1", "u2", 1.0, "x")]):
+        with pytest.raises(DataError, match=r"column 'edges' at rows \[0\].*not \(source, target\[, weight\]\)"):
+            SocialCorpus.from_frame(social_df(), edges=bad)
+
+
 def test_edge_to_unknown_unit_is_refused():
     edges = pd.DataFrame({"source": ["u1", "u2"], "target": ["u2", "ghost"]})
     with pytest.raises(DataError, match=r"unknown unit.*'ghost'"):
