@@ -234,3 +234,18 @@ def test_a_table_restricted_to_some_tokens_saves_and_loads(tmp_path):
     back = FrequencyTable.load(tmp_path / "f.safetensors")
     np.testing.assert_array_equal(back.counts, full[:, ::2])
     assert back.years == [2000, 2001] and back.fingerprint == "fp"
+
+
+def test_the_year_range_is_inclusive_and_errors_name_the_first_five_rows():
+    from tempo_analysis.data.yearly import YEAR_RANGE, check_year_range
+
+    assert YEAR_RANGE == (1000, 2100)
+    check_year_range([1000, 2100])                                # both ends are allowed
+    for year in (999, 2101):
+        with pytest.raises(DataError, match=rf"rows \[1\]: year\(s\) \[{year}\] are outside 1000-2100"):
+            check_year_range([2000, year])
+    bad = [1, 2, 3, 4, 5, 6, 7]
+    with pytest.raises(DataError, match=r"at rows \[0, 1, 2, 3, 4\]: year\(s\) \[1, 2, 3, 4, 5\] are outside"):
+        check_year_range(bad)
+    with pytest.raises(DataError, match=r"at rows \[10, 11, 12, 13, 14\]:"):
+        check_year_range(bad, rows=list(range(10, 17)))           # the caller's row numbers
