@@ -266,3 +266,31 @@ def test_change_specs_with_a_second_folder_are_refused(kind, tmp_path):
     with pytest.raises(DataError, match=rf"--data '{kind}:{tmp_path},{tmp_path}': give one folder; .*Fix: give "
                                         rf"one folder, e\.g\. {kind}:"):
         load_change_data(f"{kind}:{tmp_path},{tmp_path}")
+
+
+def _usage_corpus(probe=None):
+    import pandas as pd
+
+    df = pd.DataFrame({"period": ["old", "old", "new", "new"], "text": ["a cell", "the cell", "a cell", "cell on"],
+                       "word": ["cell"] * 4, "start": [2, 4, 2, 0], "end": [6, 8, 6, 4]})
+    if probe is not None:
+        df["probe"] = probe
+    return PeriodCorpus.from_frame(df, order=["old", "new"])
+
+
+def test_usage_corpora_use_every_row_unless_probes_are_marked():
+    import pandas as pd
+
+    truth = pd.DataFrame({"word": ["cell"], "graded": [0.5]})
+    for probe in (None, [0, 0, 0, 0]):                       # no probe column, or no row marked: every row
+        data = ChangeData.from_usage_corpus("u", _usage_corpus(probe), truth)
+        assert [u.text for u in data.usages] == ["a cell", "the cell", "a cell", "cell on"]
+    marked = ChangeData.from_usage_corpus("u", _usage_corpus([1, 0, 1, 0]), truth)
+    assert [(u.period, u.text) for u in marked.usages] == [("old", "a cell"), ("new", "a cell")]
+
+
+def test_sentences_per_period_reads_the_loaders_sizes_where_given_else_the_corpus():
+    data = ChangeData("u", _usage_corpus(), ["cell"])
+    assert data.sentences_per_period() == {"old": 2.0, "new": 2.0}
+    data.period_sizes = {"old": 100}
+    assert data.sentences_per_period() == {"old": 100.0, "new": 2.0}
