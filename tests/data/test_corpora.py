@@ -79,6 +79,30 @@ def test_edges_as_tuples_carry_their_weight_or_one():
             SocialCorpus.from_frame(social_df(), edges=bad)
 
 
+@pytest.mark.parametrize("column, value, error", [
+    ("doc_id", None, r"column 'doc_id' at rows \[2\]: missing document ids"),
+    ("unit", None, r"column 'unit' at rows \[2\]: documents without a social unit"),
+    ("time", None, r"column 'time' at rows \[2\]: documents without a time slice"),
+    ("text", "  ", r"column 'text' at doc_ids \['c'\].*: empty or missing text"),
+    ("text", 7, r"column 'text' at doc_ids \['c'\].*: values that are not text \(e.g. 7\)"),
+])
+def test_one_bad_document_among_good_ones_is_named(column, value, error):
+    df = social_df().assign(doc_id=["a", "b", "c", "d"]).astype(object)
+    df.loc[2, column] = value
+    with pytest.raises(DataError, match=error):
+        SocialCorpus.from_frame(df, nx.complete_graph(["u1", "u2", "u3"]))
+
+
+def test_an_edge_table_or_list_passed_as_the_graph_is_read_as_edges():
+    for edges in (pd.DataFrame({"source": ["u1", "u2"], "target": ["u2", "u3"]}), [("u1", "u2"), ("u2", "u3")]):
+        sc = SocialCorpus.from_frame(social_df(), edges)
+        assert sorted(map(sorted, sc.graph.edges)) == [["u1", "u2"], ["u2", "u3"]]
+    with pytest.raises(DataError, match="graph must be a networkx.Graph"):
+        SocialCorpus.from_frame(social_df(), {"u1": "u2"})
+    shifted = SocialCorpus.from_frame(social_df().set_index(pd.Index([5, 6, 7, 8])), edges)
+    assert list(shifted.df.columns) == ["doc_id", "unit", "time", "text"]        # the index is not a column
+
+
 def test_edge_to_unknown_unit_is_refused():
     edges = pd.DataFrame({"source": ["u1", "u2"], "target": ["u2", "ghost"]})
     with pytest.raises(DataError, match=r"unknown unit.*'ghost'"):
