@@ -103,6 +103,15 @@ def test_an_edge_table_or_list_passed_as_the_graph_is_read_as_edges():
     assert list(shifted.df.columns) == ["doc_id", "unit", "time", "text"]        # the index is not a column
 
 
+def test_the_users_graph_is_not_changed():
+    g = nx.Graph([(1, 2), (2, 3), (3, 3)])                   # int labels and a self-loop
+    df = social_df().assign(unit=[1, 2, 3, 1])
+    with pytest.warns(UserWarning, match="self-loop"):
+        sc = SocialCorpus.from_frame(df, g)
+    assert sorted(sc.graph.nodes) == ["1", "2", "3"] and sc.graph.number_of_edges() == 2
+    assert sorted(g.nodes) == [1, 2, 3] and g.has_edge(3, 3)   # the caller's graph as it was
+
+
 def test_edge_to_unknown_unit_is_refused():
     edges = pd.DataFrame({"source": ["u1", "u2"], "target": ["u2", "ghost"]})
     with pytest.raises(DataError, match=r"unknown unit.*'ghost'"):
