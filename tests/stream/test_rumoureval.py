@@ -112,3 +112,22 @@ def test_real_archive_has_no_thread_without_structure_json():
     if REAL is None or not REAL.is_dir():
         pytest.skip("RumourEval-2017 not found in the shared data folder (or no such folder here); real-data check skipped")
     assert load_rumoureval_frame(REAL).attrs["skipped_threads"] == []
+
+
+def test_order_only_reading_keeps_a_thread_with_a_single_post(tmp_path):
+    from tempo_analysis.data.specs import load_timelines
+
+    one = tmp_path / "test" / "300"                     # a source tweet no one replied to
+    _tweet(one / "source-tweet", "300", "lonely claim", "Fri Aug 15 10:00:00 +0000 2014")
+    (one / "structure.json").write_text("{}")
+    two = tmp_path / "test" / "400"
+    _tweet(two / "source-tweet", "400", "claim", "Fri Aug 15 11:00:00 +0000 2014")
+    _tweet(two / "replies", "401", "true", "Fri Aug 15 12:00:00 +0000 2014", "400")
+    (two / "structure.json").write_text("{}")
+    (tmp_path / "test-annotations").mkdir()
+    (tmp_path / "test-annotations" / "subtaskA.json").write_text(json.dumps({"300": "comment", "400": "comment",
+                                                                            "401": "support"}))
+    timed = load_timelines(f"rumoureval2017:{tmp_path}")
+    order = load_timelines(f"rumoureval2017:{tmp_path}", time_unit="position")
+    assert order.timeline_ids == timed.timeline_ids == ["300", "400"]
+    assert order.df["seconds"].tolist() == [0.0, 0.0, 1.0]
