@@ -3,6 +3,9 @@
     tempo-analysis diffusion train --data world --model default --out runs/world
     tempo-analysis diffusion train --data acl --out runs/acl --years 2017-2020
     tempo-analysis diffusion train --data csv:docs.csv,edges.csv --out runs/mine
+    tempo-analysis diffusion train --data world --out runs/notebook03 --epochs 10 --max-steps 40 --lr 1e-4 \
+        --dynamic-lr 1e-3 --lambda-w 1 --shared-warmup-steps 80 --shared-warmup-lr 1e-3 --mlm-probability 0.3 \
+        --batches mixed     (notebook 03's training; docs/methods/diffusion.md)
     tempo-analysis diffusion analyze --checkpoint runs/world --word cloud --anchor server --out result.json
 
 `--data` is read by `tempo_analysis.data.specs.load_social`. `world` is the planted world on
@@ -71,36 +74,55 @@ def check_train_options(args) -> None:
     refuse_options(args, ACL_OPTIONS, when=kind != "acl", apply_to="--data acl[:XML_DIR] (the ACL venue network)",
                    here=f"--data {spec}")
     variants = {v.strip() for v in str(args.variants).split(",") if v.strip()}
-    refuse_options(args, ["--lambda-w"], when=bool(variants) and not variants & {"dcwe", "sa", "ta"},
+    refuse_options(args, ["--lambda-w", "--dynamic-lr"], when=bool(variants) and not variants & {"dcwe", "sa", "ta"},
                    apply_to="the variants with dynamic offsets (dcwe, sa, ta)", here=f"--variants {args.variants}",
                    fix="add dcwe to --variants")
+    refuse_options(args, ["--shared-warmup-lr"], when=not args.shared_warmup_steps,
+                   apply_to="a shared warm-up (--shared-warmup-steps N)",
+                   here=f"--shared-warmup-steps {args.shared_warmup_steps}", fix="add --shared-warmup-steps N")
     if args.years is not None:
         _years(args.years)
     require_positive(args, "--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs")
-    if args.lr is not None and not args.lr > 0:
-        raise ValueError(f"--lr {args.lr}: use a positive learning rate (default 5e-5).")
+    require_positive(args, "--shared-warmup-steps", least=0)
+    for flag, value, default in (("--lr", args.lr, "5e-5"), ("--dynamic-lr", args.dynamic_lr, "5e-5"),
+                                 ("--shared-warmup-lr", args.shared_warmup_lr, "--lr")):
+        if value is not None and not value > 0:
+            raise ValueError(f"{flag} {value}: use a positive learning rate (default {default}).")
+    if not 0 < args.mlm_probability < 1:
+        raise ValueError(f"--mlm-probability {args.mlm_probability}: use a share between 0 and 1 (default 0.15; "
+                         "notebook 03: 0.3).")
+
+
+def train_config(args):
+    """The DiffusionTrainConfig that `diffusion train` runs with these (checked) arguments."""
+    from tempo_analysis.diffusion import DiffusionTrainConfig  # cli: imported when run
+
+    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
+    optional = {k: v for k, v in (("lambda_w", args.lambda_w), ("dynamic_lr", args.dynamic_lr)) if v is not None}
+    try:  # the settings are checked before the corpus is loaded
+        return DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs,
+                                    max_steps=args.max_steps, batch_size=args.batch_size, lr=args.lr,
+                                    shared_warmup_steps=args.shared_warmup_steps,
+                                    shared_warmup_lr=args.shared_warmup_lr, mlm_probability=args.mlm_probability,
+                                    slice_batches=args.batches == "slice", seed=args.seed, device=args.device,
+                                    progress=wants_progress(args), max_length=args.max_length, **optional)
+    except ValueError as e:
+        raise ValueError(str(e).replace("DiffusionTrainConfig.", "--").replace("variants=", "variants ")) from None
 
 
 def run_train(args) -> int:
-    from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig  # cli: imported when run
+    from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when run
     from tempo_analysis.outputs import prepare_output_dir
 
     check_train_options(args)
     prepare_output_dir(args.out, overwrite=args.overwrite)  # before any work: a refused --out fails at once
-    variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
-    lambda_w = {} if args.lambda_w is None else {"lambda_w": args.lambda_w}
-    try:  # the settings are checked before the corpus is loaded
-        cfg = DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs, max_steps=args.max_steps,
-                                   batch_size=args.batch_size, lr=args.lr, seed=args.seed, device=args.device,
-                                   progress=wants_progress(args), max_length=args.max_length, **lambda_w)
-    except ValueError as e:
-        raise ValueError(str(e).replace("DiffusionTrainConfig.", "--").replace("variants=", "variants ")) from None
+    cfg = train_config(args)
     if args.model != "default":   # offline hub name, missing path, no weights: fails before the corpus is read
         from tempo_analysis.encoders import check_encoder
 
         check_encoder(args.model, what="--model")
     corpus, truth = _load_corpus(args)
-    print(f"training {', '.join(variants)} on {corpus}", file=sys.stderr)
+    print(f"training {', '.join(cfg.variants)} on {corpus}", file=sys.stderr)
     mapper = DiffusionMapper(cfg).fit(corpus)
     out = mapper.save(args.out, overwrite=args.overwrite,
                       extra={"truth.json": truth} if truth is not None else None)
@@ -163,7 +185,17 @@ def register(subparsers) -> None:
     t.add_argument("--epochs", type=int, default=2)
     t.add_argument("--max-steps", type=int, default=None, help="cap on optimiser steps per model")
     t.add_argument("--batch-size", type=int, default=16)
-    t.add_argument("--lr", type=float, default=5e-5)
+    t.add_argument("--lr", type=float, default=5e-5, help="encoder body and MLM head")
+    t.add_argument("--dynamic-lr", type=float, default=None,
+                   help="GATs and offset FFNs (default 5e-5, as --lr; notebook 03: 1e-3)")
+    t.add_argument("--shared-warmup-steps", type=int, default=0,
+                   help="plain-MLM steps on the training text that every variant starts from (notebook 03: 80)")
+    t.add_argument("--shared-warmup-lr", type=float, default=None, help="its learning rate (default: --lr)")
+    t.add_argument("--mlm-probability", type=float, default=0.15,
+                   help="share of training tokens masked (held-out masks stay at 0.15; notebook 03: 0.3)")
+    t.add_argument("--batches", choices=("slice", "mixed"), default="slice",
+                   help="slice: one time slice per batch; mixed: every slice's offset network learns at every "
+                        "step (notebook 03)")
     t.add_argument("--lambda-w", type=float, default=None,
                    help="random-walk prior of dcwe, sa, ta (default 100; lambda_a = 1e-3 * lambda_w)")
     t.add_argument("--max-length", type=int, default=64, help="tokens per document")

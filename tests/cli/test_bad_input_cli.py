@@ -30,6 +30,12 @@ ROWS = {
     "diffusion: --batch-size 0 (ZeroDivisionError)": ("diffusion train --batch-size 0 --out {d}/run", ["--batch-size 0"]),
     "diffusion: --max-steps 0 (after loading the encoder)": (
         "diffusion train --max-steps 0 --out {d}/run", ["--max-steps 0"]),
+    "diffusion: --mlm-probability 1 (every token masked)": (
+        "diffusion train --mlm-probability 1 --out {d}/run", ["--mlm-probability 1.0", "between 0 and 1"]),
+    "diffusion: --dynamic-lr 0 (offsets that never learn)": (
+        "diffusion train --dynamic-lr 0 --out {d}/run", ["--dynamic-lr 0.0", "positive"]),
+    "diffusion: --shared-warmup-steps -1": (
+        "diffusion train --shared-warmup-steps -1 --out {d}/run", ["--shared-warmup-steps -1", ">= 0"]),
     "diffusion: --years backwards": ("diffusion train --data acl:{d} --years 2020-2017 --out {d}/run",
                                      ["--years '2020-2017'", "backwards"]),
     "diffusion: --years typo": ("diffusion train --data acl:{d} --years 20171-20200 --out {d}/run",

@@ -56,6 +56,10 @@ REFUSED = {
         "diffusion train --data csv:{d}/docs.csv,{d}/edges.csv --years 2017-2020", ["--years"], "--data acl"),
     "diffusion train: --lambda-w without a variant with offsets": (
         "diffusion train --variants cwe --lambda-w 10", ["--lambda-w"], "add dcwe"),
+    "diffusion train: --dynamic-lr without a variant with offsets": (
+        "diffusion train --variants cwe --dynamic-lr 1e-3", ["--dynamic-lr"], "add dcwe"),
+    "diffusion train: --shared-warmup-lr without a warm-up": (
+        "diffusion train --shared-warmup-lr 1e-3", ["--shared-warmup-lr"], "add --shared-warmup-steps N"),
     "diffusion train: an unknown variant": ("diffusion train --variants dcwe,bert", ["--variants"], "choose from"),
     "diffusion analyze: the word as its own anchor": (
         "diffusion analyze --checkpoint {d} --word cloud --anchor Cloud --out {d}/a.json", ["--word", "--anchor"],
@@ -142,6 +146,9 @@ ACCEPTED = {
         (cli_diffusion.check_train_options, "diffusion train --data acl:{d} --years 2017-2019 --theta 0.1 --max-docs 5"),
     "diffusion train: --lambda-w with a variant with offsets":
         (cli_diffusion.check_train_options, "diffusion train --variants cwe,sa --lambda-w 10"),
+    "diffusion train: --dynamic-lr with a variant with offsets, --shared-warmup-lr with a warm-up":
+        (cli_diffusion.check_train_options,
+         "diffusion train --variants cwe,ta --dynamic-lr 1e-3 --shared-warmup-steps 5 --shared-warmup-lr 1e-3"),
     "future-text train: tiny-LM flags with --lm tiny, --n with last-n":
         (cli_future_text.check_train_options, "future-text train --lm tiny --vocab-size 300 --variant last-n --n 3"),
     "future-text train: --alpha, --alpha-search, --window with freq":

@@ -1,0 +1,79 @@
+"""`diffusion train` runs notebook 03's training: the command documented in docs/methods/diffusion.md
+builds the same DiffusionTrainConfig as the notebook's constants, and each training option reaches
+the config."""
+from __future__ import annotations
+
+import ast
+import dataclasses
+import shlex
+from pathlib import Path
+
+import pytest
+
+from tempo_analysis.cli import build_parser
+from tempo_analysis.cli.diffusion import check_train_options, train_config
+from tempo_analysis.diffusion import DiffusionTrainConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "notebooks" / "03_social_diffusion.py"
+DOC = ROOT / "docs" / "methods" / "diffusion.md"
+DOC_COMMAND = "tempo-analysis diffusion train --data world --out runs/notebook03 "
+
+
+def notebook_config() -> DiffusionTrainConfig:
+    """The DiffusionTrainConfig(...) call of notebook 03, evaluated with the notebook's literal constants."""
+    tree = ast.parse(NOTEBOOK.read_text(encoding="utf-8"))
+    names = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                names[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                pass   # computed values: the config call must not need them
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id == "DiffusionTrainConfig"]
+    assert len(calls) == 1, "notebook 03 builds its training config in one DiffusionTrainConfig(...) call"
+    code = compile(ast.Expression(calls[0]), str(NOTEBOOK), "eval")
+    return eval(code, {"DiffusionTrainConfig": DiffusionTrainConfig, **names})
+
+
+def cli_config(argv: list[str]) -> DiffusionTrainConfig:
+    args = build_parser().parse_args(argv)
+    check_train_options(args)
+    return train_config(args)
+
+
+def comparable(cfg: DiffusionTrainConfig) -> dict:
+    return {k: v for k, v in dataclasses.asdict(cfg).items() if k != "progress"}
+
+
+def test_the_documented_command_trains_as_notebook_03_does():
+    lines = [line.strip() for line in DOC.read_text(encoding="utf-8").splitlines()
+             if line.strip().startswith(DOC_COMMAND)]
+    assert len(lines) == 1, f"docs/methods/diffusion.md shows notebook 03's command once, starting {DOC_COMMAND!r}"
+    argv = shlex.split(lines[0])[1:]
+    assert comparable(cli_config(argv)) == comparable(notebook_config())
+    # and the notebook's settings are not simply the CLI's defaults (the options matter)
+    assert comparable(cli_config(["diffusion", "train", "--out", "x"])) != comparable(notebook_config())
+
+
+@pytest.mark.parametrize("argv, field, value", [
+    (["--dynamic-lr", "2e-3"], "dynamic_lr", 2e-3),
+    (["--shared-warmup-steps", "7"], "shared_warmup_steps", 7),
+    (["--shared-warmup-steps", "7", "--shared-warmup-lr", "3e-3"], "shared_warmup_lr", 3e-3),
+    (["--mlm-probability", "0.25"], "mlm_probability", 0.25),
+    (["--batches", "mixed"], "slice_batches", False),
+    (["--lambda-w", "2"], "lambda_w", 2.0),
+])
+def test_each_training_option_reaches_the_config(argv, field, value):
+    default = cli_config(["diffusion", "train", "--out", "x"])
+    cfg = cli_config(["diffusion", "train", "--out", "x", *argv])
+    assert getattr(cfg, field) == value != getattr(default, field)
+    changed = {k for k, v in comparable(cfg).items() if comparable(default)[k] != v}
+    assert changed == {field} | ({"shared_warmup_steps"} if "--shared-warmup-steps" in argv else set())
+
+
+def test_the_cli_defaults_are_the_configs():
+    """Unset options leave DiffusionTrainConfig's own defaults (lambda_w, dynamic_lr: None on the command line)."""
+    cfg = cli_config(["diffusion", "train", "--out", "x"])
+    assert comparable(cfg) == comparable(DiffusionTrainConfig(progress=False))
