@@ -76,7 +76,7 @@ def given(args, *flags: str) -> list[str]:
     in some combinations take ``default=None`` (or ``store_true``) and fill in their documented
     default in the command, so that an option typed at its default value is still seen as given.
     """
-    return [f for f in flags if getattr(args, _dest(f), None) not in (None, False)]
+    return [f for f in flags if getattr(args, _dest(f), None) is not None and getattr(args, _dest(f)) is not False]
 
 
 def refuse_options(args, flags, *, when: bool, apply_to: str, here: str, fix: str | None = None) -> None:

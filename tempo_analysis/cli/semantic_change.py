@@ -2,6 +2,9 @@
 
     tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine \
         --model default --seed 0 --out ranks.tsv
+    tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine --samples 30 \
+        --head-steps 60 --time-lr 1e-2 --seed 0 --out ranks.tsv      (notebook 02's settings)
+    tempo-analysis semantic-change rank --data pseudoword --method frequency --out freq.tsv   (no model)
 
 Writes ``word<TAB>score`` (most changed first; NaN for a word missing from a period; the first line is
 a ``# tempo_analysis ...`` comment: skip it, e.g. ``pandas.read_csv(path, sep="\t", skiprows=1, header=None)``) and prints
@@ -27,9 +30,10 @@ def register(subparsers) -> None:
                    help="world[:DIR] | semeval:DIR | dwug:DIR | nltk[:DIR] | pseudoword[:SHARED_DATA_DIR]")
     p.add_argument("--method", default="temporal-attention",
                    choices=["temporal-attention", "time-token", "both", "no-time", "scaled-linear", "scaled-exp",
-                            "scaled-doc", "plain"],
+                            "scaled-doc", "plain", "frequency"],
                    help="both = time token + temporal attention; no-time = the temporal-attention model post-trained "
-                        "and run with its time input held at one period (the time-blind control)")
+                        "and run with its time input held at one period (the time-blind control); frequency = the "
+                        "change of each target's relative frequency, no model (the literature's baseline)")
     p.add_argument("--form", default=None, choices=["faithful", "modulated"],
                    help="temporal-attention form (default: the library default, see docs/methods/semantic_change.md)")
     p.add_argument("--no-time-residual", action="store_true",
@@ -40,6 +44,12 @@ def register(subparsers) -> None:
     p.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), HF name, or local path")
     p.add_argument("--train-epochs", type=float, default=None,
                    help="MLM post-training epochs over the corpus (0 skips post-training)")
+    p.add_argument("--head-steps", type=int, default=None,
+                   help="MLM-head warm-up steps before post-training (default 150; notebook 02: 60)")
+    p.add_argument("--time-lr", type=float, default=None,
+                   help="learning rate of the new time parameters (default 1e-3; notebook 02: 1e-2)")
+    p.add_argument("--body-lr", type=float, default=None,
+                   help="learning rate of the pretrained body during post-training (default 1e-5; 0 freezes it)")
     p.add_argument("--layers", default=None,
                    help="hidden layers to average: a count H (the last H layers, e.g. 4), a list (8,9,10) or a range "
                         "(7-12) of hidden-state indices (0 = the embedding output)")
@@ -66,20 +76,35 @@ TEMPORAL_ATTENTION_METHODS = ("temporal-attention", "no-time", "both")   # the m
 TEXT_CORPORA = ("semeval", "nltk", "pseudoword")                        # --data kinds read from running text
 
 
+MODEL_OPTIONS = ["--form", "--no-time-residual", "--scorer", "--model", "--train-epochs", "--head-steps", "--time-lr",
+                 "--body-lr", "--layers", "--samples", "--zscore", "--precision", "--save-model"]
+TRAIN_OPTIONS = ["--head-steps", "--time-lr", "--body-lr"]
+
+
 def check_rank_options(args) -> None:
     """Refuse the options that do not apply to the chosen method, data or post-training."""
+    refuse_options(args, [f for f in MODEL_OPTIONS if f != "--model" or args.model != "default"],
+                   when=args.method == "frequency", apply_to="the methods with a model",
+                   here="--method frequency (counts only)", fix="choose a method with a model")
     refuse_options(args, ["--form", "--no-time-residual"], when=args.method not in TEMPORAL_ATTENTION_METHODS,
                    apply_to="the temporal-attention methods (--method temporal-attention, no-time, both)",
                    here=f"--method {args.method}", fix="choose one of those methods")
     refuse_options(args, ["--no-time-residual"], when=args.form == "modulated",
                    apply_to="the faithful form (--form faithful, the default)", here="--form modulated")
     untrained = args.train_epochs == 0 or (args.method == "plain" and args.train_epochs is None)
+    why_untrained = ("--train-epochs 0" if args.train_epochs == 0 else
+                     "--method plain without --train-epochs (the pretrained encoder, unchanged)")
     refuse_options(args, ["--save-model"], when=untrained,
-                   apply_to="a post-trained model (it saves the post-trained encoder)",
-                   here="--train-epochs 0" if args.train_epochs == 0 else
-                   "--method plain without --train-epochs (the pretrained encoder, unchanged)",
+                   apply_to="a post-trained model (it saves the post-trained encoder)", here=why_untrained,
+                   fix="post-train with --train-epochs N (N > 0)")
+    refuse_options(args, TRAIN_OPTIONS, when=untrained, apply_to="a post-trained model", here=why_untrained,
                    fix="post-train with --train-epochs N (N > 0)")
     require_positive(args, "--samples", "--max-sentences")
+    require_positive(args, "--head-steps", least=0)
+    if args.time_lr is not None and not args.time_lr > 0:
+        raise ValueError(f"--time-lr {args.time_lr}: use a positive learning rate (default 1e-3).")
+    if args.body_lr is not None and not args.body_lr >= 0:
+        raise ValueError(f"--body-lr {args.body_lr}: use a learning rate >= 0 (0 freezes the body; default 1e-5).")
     kind = str(args.data).partition(":")[0].strip().lower()
     refuse_options(args, ["--max-sentences"], when=kind not in TEXT_CORPORA,
                    apply_to="data read from running text (--data semeval:DIR, nltk[:DIR], pseudoword[:DIR])",
@@ -93,23 +118,15 @@ def run_rank_command(args) -> int:
     from ..data.specs import load_change_data
     from ..data import DataError
     from ..outputs import atomic_output_dir, prepare_output_dir, prepare_output_file, stamp, text_header, write_file_atomic
-    from ..semantic_change import SemanticChangeRanker, cli_config
-    from ..semantic_change.pipeline import parse_layers
+    from ..semantic_change import SemanticChangeRanker
 
-    try:
-        layers = parse_layers(args.layers) if args.layers is not None else None
-    except ValueError as e:
-        raise DataError(f"--layers: {e}") from None
     # every output is checked before any work: a refused path fails at once, not after training
+    cfg = rank_config(args) if args.method != "frequency" else None
     prepare_output_file(args.out, overwrite=args.overwrite)
     if args.json:
         prepare_output_file(args.json, overwrite=args.overwrite)
     if args.save_model:
         prepare_output_dir(args.save_model, overwrite=args.overwrite)
-    cfg = cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
-                     train_epochs=args.train_epochs, layers=layers, samples=args.samples,
-                     zscore=args.zscore, seed=args.seed, progress=wants_progress(args),
-                     time_residual=not args.no_time_residual, precision=args.precision)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()] if args.targets else None
     if args.targets is not None and not targets:
         raise DataError(f"--targets {args.targets!r} names no word. Fix: give comma-separated words, "
@@ -120,6 +137,8 @@ def run_rank_command(args) -> int:
         check_encoder(args.model, what="--model")
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
                             targets=targets)
+    if cfg is None:
+        return _write_frequency(args, data)
     ranker = SemanticChangeRanker(cfg).fit(data)
     out = Path(args.out)
     lines = [text_header("semantic-change rank: word<TAB>score, most changed first")]
@@ -131,6 +150,58 @@ def run_rank_command(args) -> int:
     print(f"{args.method} / {cfg.scorer} / layers={cfg.layers} / n={cfg.samples} / seed={args.seed}: "
           f"{len(ranker.scores_)} words -> {out}")
     m = ranker.metrics_
+    _print_metrics(m)
+    if args.save_model:
+        with atomic_output_dir(args.save_model, overwrite=args.overwrite, kind="semantic-change-model") as tmp:
+            ranker.model_.model.save_pretrained(tmp)
+            ranker.model_.tokenizer.save_pretrained(tmp)
+    if args.json:
+        payload = {"metrics": m, "config": cfg.to_dict(), "timings": ranker.timings_, "missing": ranker.missing_,
+                   "data": args.data}
+        write_file_atomic(args.json, json.dumps(stamp(payload, "semantic-change-rank"), indent=2, default=str))
+    return 0
+
+
+def rank_config(args):
+    """The RankConfig that ``rank`` runs with these (checked) arguments."""
+    from ..data import DataError
+    from ..semantic_change import cli_config
+    from ..semantic_change.pipeline import parse_layers
+
+    try:
+        layers = parse_layers(args.layers) if args.layers is not None else None
+    except ValueError as e:
+        raise DataError(f"--layers: {e}") from None
+    return cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
+                      train_epochs=args.train_epochs, layers=layers, samples=args.samples, zscore=args.zscore,
+                      seed=args.seed, progress=wants_progress(args), time_residual=not args.no_time_residual,
+                      precision=args.precision, head_steps=args.head_steps, time_lr=args.time_lr,
+                      body_lr=args.body_lr)
+
+
+def _write_frequency(args, data) -> int:
+    """``--method frequency``: each target's relative-frequency change, no model (the TSV, JSON and metrics
+    as for the other methods)."""
+    from ..outputs import stamp, text_header, write_file_atomic
+    from ..semantic_change.baselines import frequency_change
+    from ..semantic_change.pipeline import evaluate_scores
+
+    scores = frequency_change(data)
+    lines = [text_header("semantic-change rank: word<TAB>score, most changed first")]
+    lines += [f"{w}\t{s:.6f}\n" for w, s in zip(scores["word"], scores["score"])]
+    write_file_atomic(args.out, "".join(lines))
+    print(f"frequency / |log2 f_late / f_early| / {len(scores)} words -> {args.out}")
+    m = evaluate_scores(scores, data.truth)
+    _print_metrics(m)
+    if args.json:
+        payload = {"metrics": m, "config": {"method": "frequency"},
+                   "counts": scores.drop(columns=["rank"]).to_dict(orient="records"), "data": args.data}
+        write_file_atomic(args.json, json.dumps(stamp(payload, "semantic-change-rank"), indent=2, default=str))
+    return 0
+
+
+def _print_metrics(m: dict) -> None:
+    """Spearman (with its interval), Pearson and the binary accuracies, as far as the truth allows."""
     if "spearman" in m:
         ci = (f" [95% CI {m['spearman_ci_low']:.3f}, {m['spearman_ci_high']:.3f}]"
               if m.get("spearman_ci_low") == m.get("spearman_ci_low") and "spearman_ci_low" in m else "")
@@ -141,12 +212,3 @@ def run_rank_command(args) -> int:
               f"oracle (top-k with k from the truth) {m['binary_accuracy_oracle']:.3f}")
     if not m:
         print("no truth for this data: ranking only")
-    if args.save_model:
-        with atomic_output_dir(args.save_model, overwrite=args.overwrite, kind="semantic-change-model") as tmp:
-            ranker.model_.model.save_pretrained(tmp)
-            ranker.model_.tokenizer.save_pretrained(tmp)
-    if args.json:
-        payload = {"metrics": m, "config": cfg.to_dict(), "timings": ranker.timings_, "missing": ranker.missing_,
-                   "data": args.data}
-        write_file_atomic(args.json, json.dumps(stamp(payload, "semantic-change-rank"), indent=2, default=str))
-    return 0

@@ -311,9 +311,12 @@ def notebook_config(method: str = "temporal-attention", *, train_epochs: float |
 
 def cli_config(*, method="temporal-attention", form=None, scorer=None, encoder="default", train_epochs=None,
                layers=None, samples=None, zscore=None, seed=0, progress=False, time_residual=True,
-               precision=None) -> RankConfig:
-    """A RankConfig from CLI flags; unset flags take :data:`DEFAULT`'s values."""
-    train = replace(DEFAULT_TRAIN, seed=seed, progress=progress)
+               precision=None, head_steps=None, time_lr=None, body_lr=None) -> RankConfig:
+    """A RankConfig from CLI flags; unset flags take :data:`DEFAULT`'s values (``head_steps``, ``time_lr``,
+    ``body_lr``: :data:`DEFAULT_TRAIN`'s; they apply only when the method is post-trained)."""
+    knobs = {k: v for k, v in (("head_steps", head_steps), ("time_lr", time_lr), ("body_lr", body_lr))
+             if v is not None}
+    train = replace(DEFAULT_TRAIN, seed=seed, progress=progress, **knobs)
     if train_epochs is not None:
         if train_epochs < 0:
             raise ValueError(f"--train-epochs {train_epochs}: use 0 (no post-training) or a positive number.")

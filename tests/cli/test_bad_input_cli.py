@@ -26,6 +26,10 @@ ROWS = {
         "future-text train --variant freq --data csv: --out {d}/ft", ["--data 'csv:'", "names no file"]),
     "semantic-change: --samples 0 (post-trained first)": (
         "semantic-change rank --samples 0 --out {d}/r.tsv", ["--samples 0", ">= 1"]),
+    "semantic-change: --time-lr 0 (time that never learns)": (
+        "semantic-change rank --time-lr 0 --out {d}/r.tsv", ["--time-lr 0.0", "positive"]),
+    "semantic-change: --body-lr -1": ("semantic-change rank --body-lr -1 --out {d}/r.tsv", ["--body-lr -1.0", ">= 0"]),
+    "semantic-change: --head-steps -1": ("semantic-change rank --head-steps -1 --out {d}/r.tsv", ["--head-steps -1", ">= 0"]),
     "semantic-change: --out under a file": ("semantic-change rank --out {d}/afile/r.tsv", ["is a file"]),
     "diffusion: --batch-size 0 (ZeroDivisionError)": ("diffusion train --batch-size 0 --out {d}/run", ["--batch-size 0"]),
     "diffusion: --max-steps 0 (after loading the encoder)": (

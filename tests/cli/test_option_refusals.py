@@ -41,6 +41,14 @@ REFUSED = {
         "semantic-change rank --train-epochs 0 --save-model {d}/model", ["--save-model"], "--train-epochs N"),
     "semantic-change: --save-model with plain (never post-trained by default)": (
         "semantic-change rank --method plain --save-model {d}/model", ["--save-model"], "--train-epochs N"),
+    "semantic-change: post-training options without post-training": (
+        "semantic-change rank --train-epochs 0 --time-lr 1e-2 --head-steps 5 --body-lr 0",
+        ["--time-lr", "--head-steps", "--body-lr"], "--train-epochs N"),
+    "semantic-change: --time-lr with plain (never post-trained by default)": (
+        "semantic-change rank --method plain --time-lr 1e-2", ["--time-lr"], "--train-epochs N"),
+    "semantic-change: model options with the frequency baseline": (
+        "semantic-change rank --method frequency --scorer cosine --samples 5 --model bert-base-uncased --zscore",
+        ["--scorer", "--samples", "--model", "--zscore"], "a method with a model"),
     "semantic-change: --max-sentences with given usages": (
         "semantic-change rank --data dwug:{d} --max-sentences 100", ["--max-sentences"], "semeval"),
     "semantic-change: --targets that names no word": (
@@ -140,6 +148,12 @@ ACCEPTED = {
         (cli_semantic_change.check_rank_options, "semantic-change rank --method plain --train-epochs 1 --save-model {d}/m"),
     "semantic-change: --max-sentences with a corpus read from text":
         (cli_semantic_change.check_rank_options, "semantic-change rank --data nltk --max-sentences 100"),
+    "semantic-change: post-training options with plain when post-training is asked for":
+        (cli_semantic_change.check_rank_options,
+         "semantic-change rank --method plain --train-epochs 1 --time-lr 1e-2 --head-steps 0 --body-lr 0"),
+    "semantic-change: --method frequency with data and output options":
+        (cli_semantic_change.check_rank_options, "semantic-change rank --method frequency --data nltk --max-sentences 9 "
+                                                 "--targets cell --seed 3 --json {d}/f.json"),
     "diffusion train: world regeneration with the world":
         (cli_diffusion.check_train_options, "diffusion train --data world --mode flight --speed 3 --world-seed 1"),
     "diffusion train: ACL options with ACL data":
@@ -171,6 +185,16 @@ def test_options_typed_at_their_default_value_still_count_as_given(tmp_path, no_
     assert given(args, "--years", "--theta") == ["--years"]
     assert main(["future-text", "train", "--variant", "baseline", "--window", "3", "--out", str(tmp_path / "r")]) == 2
     assert "--window" in capsys.readouterr().err
+
+
+def test_an_option_typed_as_zero_counts_as_given():
+    """0 and 0.0 equal False in Python: a check by equality took `--body-lr 0` or `--time-scale 0` for
+    "not given", so the option was dropped silently where it does not apply."""
+    args = build_parser().parse_args(["semantic-change", "rank", "--out", "r.tsv", "--train-epochs", "0",
+                                      "--body-lr", "0", "--head-steps", "0"])
+    assert given(args, "--body-lr", "--head-steps", "--time-lr", "--no-time-residual") == ["--body-lr", "--head-steps"]
+    args = build_parser().parse_args(["stream", "evaluate", "--baseline", "random", "--time-scale", "0", "--out", "r.json"])
+    assert given(args, "--time-scale") == ["--time-scale"]
 
 
 def test_generate_refuses_alpha_for_a_model_without_a_bias(tmp_path, monkeypatch, capsys):
