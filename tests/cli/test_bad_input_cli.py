@@ -36,6 +36,8 @@ ROWS = {
         "diffusion train --max-steps 0 --out {d}/run", ["--max-steps 0"]),
     "diffusion: --mlm-probability 1 (every token masked)": (
         "diffusion train --mlm-probability 1 --out {d}/run", ["--mlm-probability 1.0", "between 0 and 1"]),
+    "diffusion: --mlm-probability 0 (nothing to learn from)": (
+        "diffusion train --mlm-probability 0 --out {d}/run", ["--mlm-probability 0.0", "between 0 and 1"]),
     "diffusion: --dynamic-lr 0 (offsets that never learn)": (
         "diffusion train --dynamic-lr 0 --out {d}/run", ["--dynamic-lr 0.0", "positive"]),
     "diffusion: --shared-warmup-steps -1": (

@@ -77,3 +77,40 @@ def test_the_cli_defaults_are_the_configs():
     """Unset options leave DiffusionTrainConfig's own defaults (lambda_w, dynamic_lr: None on the command line)."""
     cfg = cli_config(["diffusion", "train", "--out", "x"])
     assert comparable(cfg) == comparable(DiffusionTrainConfig(progress=False))
+
+
+@pytest.mark.parametrize("text, years", [("2017-2020", [2017, 2018, 2019, 2020]), ("2019-2019", [2019]),
+                                         ("2019,2017,2020", [2019, 2017, 2020]), ("1000-1001", [1000, 1001]),
+                                         ("2100", [2100])])
+def test_years_are_an_inclusive_range_or_a_list(text, years):
+    from tempo_analysis.cli.diffusion import _years
+
+    assert _years(text) == years
+
+
+@pytest.mark.parametrize("text", ["999-1001", "2099-2101", "2101"])
+def test_years_outside_1000_to_2100_are_refused(text):
+    from tempo_analysis.cli.diffusion import _years
+
+    with pytest.raises(ValueError, match="outside 1000-2100"):
+        _years(text)
+
+
+def test_acl_defaults_reach_the_loader_as_documented(monkeypatch):
+    """Unset ACL options take the documented defaults (help text, docs/methods/diffusion.md); set ones win."""
+    from tempo_analysis.cli.diffusion import ACL_DEFAULTS, _load_corpus
+
+    seen = {}
+    monkeypatch.setattr("tempo_analysis.data.specs.load_social", lambda spec, **kw: seen.update(spec=spec, **kw))
+    _load_corpus(build_parser().parse_args(["diffusion", "train", "--data", "acl", "--out", "x"]))
+    assert (seen["years"], seen["theta"], seen["min_papers"], seen["max_docs_per_unit_slice"], seen["world"]) == (
+        [2017, 2018, 2019, 2020], 0.01, 30, 40, None)
+    synopsis = "--years {years} --theta {theta} --min-papers {min_papers} --max-docs {max_docs}".format(**ACL_DEFAULTS)
+    assert synopsis in DOC.read_text(encoding="utf-8")
+    _load_corpus(build_parser().parse_args(["diffusion", "train", "--data", "acl", "--out", "x", "--years", "2018",
+                                            "--theta", "0.2", "--min-papers", "3", "--max-docs", "4", "--seed", "5"]))
+    assert (seen["years"], seen["theta"], seen["min_papers"], seen["max_docs_per_unit_slice"], seen["seed"]) == (
+        [2018], 0.2, 3, 4, 5)
+    _load_corpus(build_parser().parse_args(["diffusion", "train", "--out", "x", "--mode", "flight", "--speed", "2",
+                                            "--world-seed", "7"]))
+    assert seen["spec"] == "world" and seen["world"] == {"mode": "flight", "speed": 2, "seed": 7}

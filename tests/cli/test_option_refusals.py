@@ -56,7 +56,8 @@ REFUSED = {
     "diffusion train: world regeneration with ACL data": (
         "diffusion train --data acl --mode flight --speed 3", ["--mode", "--speed"], "--data world"),
     "diffusion train: world regeneration with a world folder": (
-        "diffusion train --data world:{d} --world-seed 2", ["--world-seed"], "tempo-analysis world"),
+        "diffusion train --data world:{d} --world-seed 2", ["--world-seed", "a world folder is read as it is"],
+        "tempo-analysis world"),
     "diffusion train: ACL options with the world": (
         "diffusion train --years 2017-2019 --theta 0.1 --min-papers 5 --max-docs 9",
         ["--years", "--theta", "--min-papers", "--max-docs"], "--data acl"),
