@@ -6,6 +6,8 @@
 Writes per-class and macro F1 (mean and std over folds x seeds), the summed confusion matrix and
 every run to the JSON file (rewritten after each run, so a long job leaves partial results), and
 prints a short table. Several --window values give the window analysis (e.g. --window 5 10 20).
+`stream time-effect` (cli/stream_time_effect.py) trains TempoFormer and its time-blind control on one
+split and moves the posts' gaps.
 """
 
 from __future__ import annotations
@@ -30,12 +32,7 @@ def register(subparsers) -> None:
     sub = p.add_subparsers(dest="stream_command", metavar="SUBCOMMAND")
     e = sub.add_parser("evaluate", help="timeline-level k-fold CV; per-class and macro F1 to JSON",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    e.add_argument("--data", default="world",
-                   help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
-                        "rumoureval2017 alone reads shared/data/rumoureval2017)")
-    e.add_argument("--model", default=None,
-                   help="encoder: 'default' (embedded MiniLM, the default), an HF name or a path")
-    e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
+    add_data_and_model_options(e, windows=True)
     e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
     e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
     e.add_argument("--only-folds", type=int, nargs="+", default=None, metavar="K",
@@ -63,6 +60,42 @@ def register(subparsers) -> None:
                    help="llm_few_shot: subtract a per-label bias from the label log-probabilities: the "
                         "content-free prompt's (post 'N/A'; Zhao et al. 2021) or the mean over the dev posts' "
                         "prompts (no dev label is read); default none, as in the paper")
+    e.add_argument("--out", required=True, help="results JSON path")
+    add_output_options(e)
+    e.set_defaults(func=evaluate)
+    from tempo_analysis.cli.stream_time_effect import register_time_effect
+
+    register_time_effect(sub)
+    c = sub.add_parser("compare", help="paired per-fold comparison of `stream evaluate` results files",
+                       description=COMPARE_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
+    c.add_argument("results", nargs="+", metavar="FILE[=NAME]",
+                   help="`stream evaluate` --out files; =NAME renames the file's model in the table")
+    c.add_argument("--against", default=None,
+                   help="the reference row ('NAME' or 'NAME w=W'; default: the best baseline with every fold)")
+    c.add_argument("--window-on-dev", default=None, metavar="W1,W2",
+                   help="also add, for each model run (with --tune) at all of these windows, a row whose window is "
+                        "chosen per fold and seed on dev (the best dev macro-F1), e.g. --window-on-dev 20,40")
+    c.add_argument("--seeds", default=None, metavar="S1,S2",
+                   help="keep only the runs of these seeds in every row, so that rows are paired seed for seed "
+                        "(e.g. --seeds 0,12,123); rows without them are named in a warning")
+    c.add_argument("--out", default=None, help="write the Markdown table here too")
+    c.add_argument("--json", default=None, help="write the comparison (every number in the table) as JSON")
+    add_output_options(c)
+    c.set_defaults(func=compare)
+    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
+
+
+def add_data_and_model_options(e, *, windows: bool) -> None:
+    """The data, encoder, training and time options that `stream evaluate` and `stream time-effect` share."""
+    e.add_argument("--data", default="world",
+                   help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
+                        "rumoureval2017 alone reads shared/data/rumoureval2017)")
+    e.add_argument("--model", default=None,
+                   help="encoder: 'default' (embedded MiniLM, the default), an HF name or a path")
+    if windows:
+        e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
+    else:
+        e.add_argument("--window", type=int, default=5, help="window size w (default 5)")
     e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
     e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
     e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
@@ -95,26 +128,6 @@ def register(subparsers) -> None:
     e.add_argument("--device", default="auto")
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     add_progress_option(e)
-    e.add_argument("--out", required=True, help="results JSON path")
-    add_output_options(e)
-    e.set_defaults(func=evaluate)
-    c = sub.add_parser("compare", help="paired per-fold comparison of `stream evaluate` results files",
-                       description=COMPARE_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
-    c.add_argument("results", nargs="+", metavar="FILE[=NAME]",
-                   help="`stream evaluate` --out files; =NAME renames the file's model in the table")
-    c.add_argument("--against", default=None,
-                   help="the reference row ('NAME' or 'NAME w=W'; default: the best baseline with every fold)")
-    c.add_argument("--window-on-dev", default=None, metavar="W1,W2",
-                   help="also add, for each model run (with --tune) at all of these windows, a row whose window is "
-                        "chosen per fold and seed on dev (the best dev macro-F1), e.g. --window-on-dev 20,40")
-    c.add_argument("--seeds", default=None, metavar="S1,S2",
-                   help="keep only the runs of these seeds in every row, so that rows are paired seed for seed "
-                        "(e.g. --seeds 0,12,123); rows without them are named in a warning")
-    c.add_argument("--out", default=None, help="write the Markdown table here too")
-    c.add_argument("--json", default=None, help="write the comparison (every number in the table) as JSON")
-    add_output_options(c)
-    c.set_defaults(func=compare)
-    p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
 
 COMPARE_DOC = """`tempo-analysis stream compare`: paired per-fold comparison of `stream evaluate` results.

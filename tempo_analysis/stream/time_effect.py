@@ -35,24 +35,31 @@ def time_blind(settings: dict) -> dict:
     return dict(settings, ablation=CONTROL)
 
 
-def no_change_index(label_names) -> int:
-    """Index of the no-change label ("O", "no_switch" or "N-Sw")."""
+def no_change_index(label_names, no_change: str | None = None) -> int:
+    """Index of the no-change label: ``no_change`` when given, else the one of "O", "no_switch", "N-Sw"."""
+    names = [str(n) for n in label_names]
+    if no_change is not None:
+        if str(no_change) not in names:
+            raise ValueError(f"no_change={no_change!r} is not one of the labels {names}; name the label that "
+                             "means 'no change'")
+        return names.index(str(no_change))
     hits = [i for i, n in enumerate(label_names) if n in NO_CHANGE]
     if len(hits) != 1:
-        raise ValueError(f"labels {list(label_names)} need exactly one no-change label, one of {NO_CHANGE}")
+        raise ValueError(f"labels {names} need exactly one no-change label, one of {NO_CHANGE}; name yours with "
+                         "no_change= (CLI: --no-change-label)")
     return hits[0]
 
 
-def change_probability(proba: np.ndarray, label_names) -> np.ndarray:
+def change_probability(proba: np.ndarray, label_names, no_change: str | None = None) -> np.ndarray:
     """p(change) per row: 1 - p(no-change label)."""
-    return 1.0 - np.asarray(proba)[..., no_change_index(label_names)]
+    return 1.0 - np.asarray(proba)[..., no_change_index(label_names, no_change)]
 
 
-def change_posts(timelines, label_names=None) -> list[str]:
+def change_posts(timelines, label_names=None, no_change: str | None = None) -> list[str]:
     """post_ids of the labelled change posts (every label but the no-change one)."""
     names = timelines.label_names if label_names is None else label_names
     df = timelines.df
-    keep = df["label"].notna() & (df["label"] != names[no_change_index(names)])
+    keep = df["label"].notna() & (df["label"] != names[no_change_index(names, no_change)])
     return df.loc[keep, "post_id"].tolist()
 
 
@@ -65,7 +72,7 @@ def _window_copy(df: pd.DataFrame, row: int, window: int) -> pd.DataFrame:
     return df.iloc[start : row + 1]
 
 
-def gap_what_if(clf, timelines, post_ids, gaps) -> np.ndarray:
+def gap_what_if(clf, timelines, post_ids, gaps, no_change: str | None = None) -> np.ndarray:
     """[len(post_ids), len(gaps)] p(change) of each post with its gap to the previous post set to
     each of `gaps` seconds (earlier posts stay where they are). A timeline's first post has no
     previous post: its row is its own p(change), the same for every gap.
@@ -98,23 +105,24 @@ def gap_what_if(clf, timelines, post_ids, gaps) -> np.ndarray:
             targets.append(n - 1)
     edited = Timelines(pd.concat(parts, ignore_index=True), label_names=timelines.label_names)
     proba = clf.predict_proba(edited)[np.asarray(targets)]
-    return change_probability(proba, clf.label_names_).reshape(len(post_ids), len(gaps))
+    return change_probability(proba, clf.label_names_, no_change).reshape(len(post_ids), len(gaps))
 
 
-def gap_sweep(clf, timelines, post_id, gaps=None) -> pd.DataFrame:
+def gap_sweep(clf, timelines, post_id, gaps=None, no_change: str | None = None) -> pd.DataFrame:
     """p(change) of one post against its gap to the previous post (default: 1 s .. 4 days, log-spaced)."""
     gaps = np.geomspace(1.0, 4 * 86400.0, 41) if gaps is None else np.asarray(gaps, dtype=np.float64)
-    p = gap_what_if(clf, timelines, [post_id], gaps)[0]
+    p = gap_what_if(clf, timelines, [post_id], gaps, no_change)[0]
     return pd.DataFrame({"gap_s": gaps, "p_change": p})
 
 
-def gap_sensitivity(clf, timelines, post_ids=None, low: float = LOW_GAP, high: float = HIGH_GAP) -> float:
+def gap_sensitivity(clf, timelines, post_ids=None, low: float = LOW_GAP, high: float = HIGH_GAP,
+                    no_change: str | None = None) -> float:
     """Mean |p(change) with gap `high` - p(change) with gap `low`| over `post_ids` (default: the
     labelled change posts). 0 for a model that ignores time."""
-    ids = change_posts(timelines, clf.label_names_) if post_ids is None else list(post_ids)
+    ids = change_posts(timelines, clf.label_names_, no_change) if post_ids is None else list(post_ids)
     if not ids:
         raise ValueError("no posts to move: pass post_ids or timelines with labelled change posts")
-    p = gap_what_if(clf, timelines, ids, [low, high])
+    p = gap_what_if(clf, timelines, ids, [low, high], no_change)
     return float(np.abs(p[:, 1] - p[:, 0]).mean())
 
 
@@ -142,20 +150,21 @@ def world_change_kinds(truth: pd.DataFrame) -> pd.Series:
     return pd.Series(truth["change_kind"].to_numpy(), index=truth["post_id"].astype(str))
 
 
-def score_model(clf, test, kinds=None) -> dict:
+def score_model(clf, test, kinds=None, no_change: str | None = None) -> dict:
     """macro-F1, per-class F1, recall per change kind and gap sensitivity of one fitted classifier."""
     names = list(clf.label_names_)
     proba = clf.predict_proba(test)
     pred = proba.argmax(-1)
     scores = classification_scores(test.label_codes(names), pred, names)
     out = {"macro_f1": float(scores["macro_f1"]), "f1": {n: float(v) for n, v in scores["f1"].items()},
-           "gap_sensitivity": gap_sensitivity(clf, test), "proba": proba}
+           "gap_sensitivity": gap_sensitivity(clf, test, no_change=no_change), "proba": proba}
     if kinds is not None:
         out["recall_by_kind"] = kind_recall(pred, test, kinds, names)
     return out
 
 
-def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, models: dict | None = None) -> dict:
+def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, models: dict | None = None,
+                no_change: str | None = None) -> dict:
     """TempoFormer against its time-blind control, trained with the same seed and split.
 
     settings: TempoFormerClassifier keyword arguments (the control gets `time_blind(settings)`).
@@ -163,6 +172,7 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
     fit: optional `fit(name, settings) -> fitted classifier` (e.g. a cached training, or another
     model that takes `ablation`, such as tempoformer_vectors); default trains a
     TempoFormerClassifier on (train, dev). models: already fitted {"tempoformer", "control"}.
+    no_change: the label that means "no change" (default: the one of NO_CHANGE among the labels).
 
     Returns {"tempoformer": score_model(...), "control": score_model(...), "time_effect":
     macro-F1 difference, "gap_sensitivity": TempoFormer's, "time_only_recall": {"tempoformer",
@@ -180,7 +190,7 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
         models["tempoformer"] = fit("tempoformer", dict(settings))
     if "control" not in models:
         models["control"] = fit("control", time_blind(settings))
-    res = {name: score_model(models[name], test, kinds) for name in ("tempoformer", "control")}
+    res = {name: score_model(models[name], test, kinds, no_change) for name in ("tempoformer", "control")}
     res["time_effect"] = res["tempoformer"]["macro_f1"] - res["control"]["macro_f1"]
     res["gap_sensitivity"] = res["tempoformer"]["gap_sensitivity"]
     res["time_only_recall"] = None

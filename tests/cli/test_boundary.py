@@ -38,6 +38,8 @@ def _no_work(*args, **kwargs):
 REFUSED = {
     "stream evaluate --out FILE": (["stream", "evaluate", "--out", "{d}/mine.json"],
                                    "tempo_analysis.data.specs", "load_timelines"),
+    "stream time-effect --out FILE": (["stream", "time-effect", "--out", "{d}/mine.json"],
+                                      "tempo_analysis.data.specs", "load_timelines"),
     "semantic-change rank --out TSV": (["semantic-change", "rank", "--out", "{d}/mine.tsv"],
                                        "tempo_analysis.data.specs", "load_change_data"),
     "semantic-change rank --json FILE": (["semantic-change", "rank", "--out", "{d}/new.tsv", "--json",

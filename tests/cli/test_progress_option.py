@@ -12,7 +12,7 @@ import pytest
 
 from tempo_analysis.cli import build_parser, wants_progress
 
-LONG_COMMANDS = ["stream evaluate", "semantic-change rank", "diffusion train", "diffusion analyze", "future-text train",
+LONG_COMMANDS = ["stream evaluate", "stream time-effect", "semantic-change rank", "diffusion train", "diffusion analyze", "future-text train",
                  "future-text evaluate", "encoder mlm-eval"]
 
 

@@ -141,8 +141,13 @@ def test_change_probability_and_no_change_label():
     proba = np.array([[0.2, 0.1, 0.7], [0.5, 0.4, 0.1]])
     np.testing.assert_allclose(te.change_probability(proba, ["IE", "IS", "O"]), [0.3, 0.9])
     assert te.no_change_index(["no_switch", "switch"]) == 0
-    with pytest.raises(ValueError, match="no-change label"):
+    with pytest.raises(ValueError, match="no-change label.*no_change="):
         te.no_change_index(["a", "b"])
+    # a data set's own no-change label, named
+    assert te.no_change_index(["calm", "shift"], "calm") == 0 and te.no_change_index(["IS", "O"], "IS") == 0
+    np.testing.assert_allclose(te.change_probability(proba, ["x", "y", "z"], no_change="y"), [0.9, 0.6])
+    with pytest.raises(ValueError, match="no_change='O' is not one of the labels"):
+        te.no_change_index(["calm", "shift"], "O")
 
 
 def test_kind_recall_counts_each_kind_on_its_own(data):
