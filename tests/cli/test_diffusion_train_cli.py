@@ -114,3 +114,17 @@ def test_acl_defaults_reach_the_loader_as_documented(monkeypatch):
     _load_corpus(build_parser().parse_args(["diffusion", "train", "--out", "x", "--mode", "flight", "--speed", "2",
                                             "--world-seed", "7"]))
     assert seen["spec"] == "world" and seen["world"] == {"mode": "flight", "speed": 2, "seed": 7}
+
+
+@pytest.mark.parametrize("n", ["1", "100", "auto"])
+def test_analyze_takes_any_positive_n_or_auto(n, tmp_path, monkeypatch, capsys):
+    """--n 1 (one nearest neighbour) is a valid setting: the command gets past its checks to the checkpoint."""
+    from tempo_analysis.cli import main
+
+    def load(*args, **kwargs):
+        raise ValueError("reached the checkpoint")
+
+    monkeypatch.setattr("tempo_analysis.diffusion.DiffusionMapper.load", load)
+    rc = main(["diffusion", "analyze", "--checkpoint", str(tmp_path), "--word", "cloud", "--anchor", "server",
+               "--n", n, "--out", str(tmp_path / "a.json")])
+    assert rc == 2 and "reached the checkpoint" in capsys.readouterr().err

@@ -1,0 +1,46 @@
+"""Each command group typed alone prints its own help and exits 2; a missing required option is named."""
+from __future__ import annotations
+
+import pytest
+
+from tempo_analysis.cli import main
+
+GROUPS = {"stream": ["evaluate", "compare", "time-effect"], "semantic-change": ["rank"],
+          "diffusion": ["train", "analyze"], "future-text": ["train", "evaluate", "generate"],
+          "encoder": ["mlm-eval"]}
+
+
+@pytest.mark.parametrize("group", list(GROUPS))
+def test_a_group_alone_prints_its_own_help_and_exits_2(group, capsys):
+    assert main([group]) == 2
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: tempo-analysis {group} "), out[:120]
+    assert all(command in out for command in GROUPS[group])
+
+
+# command line without one required option, the option the error must name
+MISSING = {
+    "diffusion train": (["diffusion", "train"], "--out"),
+    "diffusion analyze without --checkpoint": (["diffusion", "analyze", "--word", "a", "--anchor", "b", "--out", "o"],
+                                               "--checkpoint"),
+    "diffusion analyze without --word": (["diffusion", "analyze", "--checkpoint", "c", "--anchor", "b", "--out", "o"],
+                                         "--word"),
+    "diffusion analyze without --anchor": (["diffusion", "analyze", "--checkpoint", "c", "--word", "a", "--out", "o"],
+                                           "--anchor"),
+    "diffusion analyze without --out": (["diffusion", "analyze", "--checkpoint", "c", "--word", "a", "--anchor", "b"],
+                                        "--out"),
+    "stream evaluate": (["stream", "evaluate"], "--out"),
+    "stream time-effect": (["stream", "time-effect"], "--out"),
+    "semantic-change rank": (["semantic-change", "rank"], "--out"),
+    "world": (["world"], "--out"),
+}
+
+
+@pytest.mark.parametrize("case", list(MISSING))
+def test_a_missing_required_option_is_named(case, capsys):
+    argv, option = MISSING[case]
+    with pytest.raises(SystemExit) as e:
+        main(argv)
+    assert e.value.code == 2
+    err = capsys.readouterr().err
+    assert "the following arguments are required" in err and option in err.split("required:")[1], err
