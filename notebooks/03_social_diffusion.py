@@ -53,8 +53,7 @@ from IPython.display import display
 from tempo_analysis.data.specs import load_social
 from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
 from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k, without_offsets
-from tempo_analysis.diffusion.probe import prediction_rhat
-from tempo_analysis.diffusion.report import analyze_rhat
+from tempo_analysis.diffusion.report import prediction_map
 from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
@@ -163,7 +162,7 @@ if truth is not None:
 # %% [markdown]
 # ## The diffusion map, read from the trained model
 # r̂ of the word towards its anchor per (unit, slice), read from the model's own masked predictions
-# (`prediction_rhat`): in probes such as "cloud [MASK]." written by unit u in slice t, is the
+# (`prediction_map`, `mapper.analyze_predictions`): in probes such as "cloud [MASK]." written by unit u in slice t, is the
 # anchor the model's first choice (N = 1)? DCWE's offsets can make that answer depend on the unit
 # and the time; CWE gives every unit the same answer.
 #
@@ -177,9 +176,8 @@ if truth is not None:
 
 # %%
 def read_map(model, corpus, word, anchor):
-    rhat = prediction_rhat(model, mapper.tokenizer_, word, anchor, corpus.units, corpus.slices, n_neighbors=1,
-                           candidates=mapper.dcwe_.dynamic_token_ids)   # the same candidates for every model
-    return analyze_rhat(rhat, corpus.graph, corpus.units, corpus.slices, word, anchor)
+    return prediction_map(model, mapper.tokenizer_, corpus, word, anchor,
+                          candidates=mapper.dcwe_.dynamic_token_ids)   # the same candidates for every model
 
 
 result = read_map(mapper.dcwe_, corpus, WORD, ANCHOR)

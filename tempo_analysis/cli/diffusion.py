@@ -137,18 +137,28 @@ def run_analyze(args) -> int:
 
     if args.n != "auto" and not (str(args.n).isdigit() and int(args.n) > 0):
         raise ValueError(f"--n {args.n!r}: use a positive integer (paper: 100) or 'auto'.")
+    refuse_options(args, ["--max-docs"], when=args.read == "predictions",
+                   apply_to="--read neighbours (the corpus's contexts are encoded)",
+                   here="--read predictions (probes only, no corpus pass)")
     if args.word.strip().lower() == args.anchor.strip().lower():
         raise ValueError(f"--word and --anchor are the same ({args.word!r}): r-hat measures how close a word's "
                          "neighbours come to ANOTHER word. Fix: give the planted anchor, e.g. --anchor server.")
     prepare_output_file(args.out, overwrite=args.overwrite)
     ckpt = Path(args.checkpoint)
-    mapper = DiffusionMapper.load(ckpt, variants=[args.variant])
+    # reading predictions, every model is read on DCWE's dynamic vocabulary: load DCWE too where there is one
+    extra = ["dcwe"] if args.read == "predictions" and args.variant != "dcwe" else []
+    mapper = DiffusionMapper.load(ckpt, variants=[args.variant, *extra])
     if args.variant not in mapper.models_:
         raise ValueError(f"--variant {args.variant!r} is not in {ckpt} (it has {sorted(mapper.config.variants)}).")
     n = args.n if args.n == "auto" else int(args.n)
-    index = mapper.context_index(args.variant, max_docs_per_unit_slice=args.max_docs, progress=wants_progress(args))
-    result = mapper.analyze(args.word, args.anchor, index=index, n_neighbors=n, threshold=args.threshold)
-    payload = {"checkpoint": str(ckpt), "variant": args.variant, **result.to_dict()}
+    if args.read == "predictions":
+        result = mapper.analyze_predictions(args.word, args.anchor, variant=args.variant,
+                                            n_neighbors=1 if n == "auto" else n, threshold=args.threshold)
+    else:
+        index = mapper.context_index(args.variant, max_docs_per_unit_slice=args.max_docs,
+                                     progress=wants_progress(args))
+        result = mapper.analyze(args.word, args.anchor, index=index, n_neighbors=n, threshold=args.threshold)
+    payload = {"checkpoint": str(ckpt), "variant": args.variant, "read": args.read, **result.to_dict()}
     truth_file = ckpt / "truth.json"
     if truth_file.is_file():
         truth = json.loads(truth_file.read_text())
@@ -225,5 +235,9 @@ def register(subparsers) -> None:
     a.add_argument("--threshold", type=float, default=0.0, help="a unit holds the association when r-hat > this")
     a.add_argument("--variant", default="dcwe", choices=("dcwe", "cwe", "sa", "ta"))
     a.add_argument("--max-docs", type=int, default=None, help="documents sampled per (unit, slice) to encode")
+    a.add_argument("--read", default="neighbours", choices=("neighbours", "predictions"),
+                   help="neighbours: the paper's r-hat, the anchor among the word's nearest neighbours in the "
+                        "corpus's contexts; predictions: notebook 03's map, is the anchor among the model's first N "
+                        "choices in probes such as 'cloud [MASK].' for each unit and slice ('auto': N = 1)")
     add_progress_option(a)
     a.set_defaults(func=run_analyze)

@@ -38,7 +38,8 @@ from tempo_analysis.diffusion.mlm import (MLMCollator, PlainMLM, SliceBatchSampl
                                           document_nll, fixed_mlm_batches, mlm_perplexity)
 from tempo_analysis.diffusion.model import DCWEForMaskedLM, content_vocabulary
 from tempo_analysis.diffusion.node2vec import Node2Vec
-from tempo_analysis.diffusion.report import DiffusionAnalysis, analyze, index_corpus, world_regenerator
+from tempo_analysis.diffusion.report import (DiffusionAnalysis, analyze, index_corpus, prediction_map,
+                                              world_regenerator)
 from tempo_analysis.encoders import load_encoder, quiet_transformers
 from tempo_analysis.figures import diffusion as figures
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
@@ -344,6 +345,21 @@ class DiffusionMapper:
         index = index if index is not None else self.context_index(variant)
         return analyze(index, self.corpus_.graph, word, anchor, n_neighbors=n_neighbors, threshold=threshold,
                        min_count=min_count, word_docs=word_docs)
+
+    def analyze_predictions(self, word: str, anchor: str, *, variant: str = "dcwe", model=None, n_neighbors: int = 1,
+                            threshold: float = 0.0) -> DiffusionAnalysis:
+        """The diffusion map read from the trained model's masked predictions (notebook 03's map): in
+        probes such as "cloud [MASK]." for each unit and slice, is `anchor` among the model's first
+        `n_neighbors` choices? Candidates: DCWE's dynamic vocabulary, for every model alike (the whole
+        vocabulary when the mapper has no DCWE).
+
+        model: another model to read on the same candidates (e.g. ``evaluate.without_offsets(mapper.dcwe_)``);
+        default: ``variant``'s.
+        """
+        self._check_fitted()
+        return prediction_map(model if model is not None else self.model(variant), self.tokenizer_, self.corpus_,
+                              word, anchor, n_neighbors=n_neighbors, threshold=threshold,
+                              candidates=self.dcwe_.dynamic_token_ids if "dcwe" in self.models_ else None)
 
     def variable_words(self, frame: pd.DataFrame | None = None, top: int = 10, min_contexts: int = 3):
         """(top words by sigma_sim with example contexts, all sims) of the DCWE model.

@@ -95,6 +95,19 @@ def analyze_rhat(rhat: pd.DataFrame, graph: nx.Graph, units: list, slices: list,
                              mode=recover_mode(graph, first, slices, holds=holds))
 
 
+def prediction_map(model, tokenizer, corpus: SocialCorpus, word: str, anchor: str, *, candidates=None,
+                   n_neighbors: int = 1, threshold: float = 0.0) -> DiffusionAnalysis:
+    """The diffusion map read from a model's own masked predictions next to `word`
+    (``probe.prediction_rhat``: is `anchor` among its first `n_neighbors` choices, for each unit and
+    slice of `corpus`?), with walk/flight and the mode. Read DCWE and its time-blind controls (CWE,
+    ``evaluate.without_offsets``) on the same `candidates`, e.g. DCWE's ``dynamic_token_ids``."""
+    from tempo_analysis.diffusion.probe import prediction_rhat
+
+    rhat = prediction_rhat(model, tokenizer, word, anchor, corpus.units, corpus.slices, n_neighbors=n_neighbors,
+                           candidates=candidates)
+    return analyze_rhat(rhat, corpus.graph, corpus.units, corpus.slices, word, anchor, threshold=threshold)
+
+
 def world_regenerator(model, tokenizer, base_config=None, progress: bool = False):
     """A callable (mode, speed) -> (index, graph, truth): the planted world regenerated with another
     diffusion mode or speed, re-encoded with `model` (trained on the default world: same units and

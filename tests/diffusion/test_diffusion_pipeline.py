@@ -3,6 +3,7 @@ analyses, figures, analyze JSON."""
 import json
 import math
 
+import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import pytest
@@ -405,3 +406,38 @@ def test_save_and_load_keep_the_corpus_as_it_was(run, tmp_path):
     assert again.corpus_.units == corpus.units and "NA" in again.corpus_.units
     assert {k: v["doc_id"].tolist() for k, v in again.splits_.items()} == {
         k: v["doc_id"].tolist() for k, v in run.splits_.items()}
+
+
+def test_analyze_predictions_reads_every_model_on_dcwes_candidates(run, tmp_path, capsys):
+    """notebook 03's map (is the anchor the model's first choice in "cloud [MASK]." for this unit and
+    slice?) from the facade and from `diffusion analyze --read predictions`, for DCWE and its controls."""
+    from tempo_analysis.diffusion.evaluate import without_offsets
+    from tempo_analysis.diffusion.probe import prediction_rhat
+
+    corpus, tok, ids = run.corpus_, run.tokenizer_, run.dcwe_.dynamic_token_ids
+    cells = len(corpus.units) * len(corpus.slices)
+    for variant in ("dcwe", "cwe"):
+        got = run.analyze_predictions("cloud", "server", variant=variant)
+        want = prediction_rhat(run.model(variant), tok, "cloud", "server", corpus.units, corpus.slices, candidates=ids)
+        pd.testing.assert_frame_equal(got.rhat, want)
+        assert got.n_neighbors == 1 and len(got.rhat) == cells and set(got.first) == set(corpus.units)
+    assert run.analyze_predictions("cloud", "server", variant="cwe").rhat["rank"].nunique() == 1   # blind to (u, t)
+    blind = without_offsets(run.dcwe_)
+    zeroed = run.analyze_predictions("cloud", "server", model=blind, n_neighbors=3).rhat
+    assert zeroed["rank"].nunique() == 1 and (zeroed["n_neighbors"] == 3).all()
+    want = prediction_rhat(blind, tok, "cloud", "server", corpus.units, corpus.slices, n_neighbors=3, candidates=ids)
+    assert np.array_equal(zeroed["anchor_prob"], want["anchor_prob"])        # the model given is the one read
+    dcwe = run.analyze_predictions("cloud", "server").rhat
+    assert not np.array_equal(zeroed["anchor_prob"], dcwe["anchor_prob"])     # (and it is not DCWE itself)
+    # the same map from the command line, read from CWE of a saved run
+    run.save(tmp_path / "run")
+    rc = main(["diffusion", "analyze", "--checkpoint", str(tmp_path / "run"), "--word", "cloud", "--anchor", "server",
+               "--read", "predictions", "--variant", "cwe", "--out", str(tmp_path / "p.json"), "--no-progress"])
+    assert rc == 0, capsys.readouterr().err
+    res = json.loads((tmp_path / "p.json").read_text())
+    cwe = run.analyze_predictions("cloud", "server", variant="cwe").rhat
+    assert res["read"] == "predictions" and res["variant"] == "cwe" and res["n_neighbors"] == 1
+    assert [r["rank"] for r in res["rhat"]] == cwe["rank"].tolist() and len(res["rhat"]) == cells
+    rc = main(["diffusion", "analyze", "--checkpoint", str(tmp_path / "run"), "--word", "cloud", "--anchor", "server",
+               "--read", "predictions", "--max-docs", "2", "--out", str(tmp_path / "q.json")])
+    assert rc == 2 and "--max-docs applies only to --read neighbours" in capsys.readouterr().err
