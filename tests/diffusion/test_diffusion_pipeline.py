@@ -441,3 +441,22 @@ def test_analyze_predictions_reads_every_model_on_dcwes_candidates(run, tmp_path
     rc = main(["diffusion", "analyze", "--checkpoint", str(tmp_path / "run"), "--word", "cloud", "--anchor", "server",
                "--read", "predictions", "--max-docs", "2", "--out", str(tmp_path / "q.json")])
     assert rc == 2 and "--max-docs applies only to --read neighbours" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("method, function, names", [
+    ("analyze", "tempo_analysis.diffusion.report:analyze", ["n_neighbors", "threshold", "min_count", "word_docs"]),
+    ("analyze_predictions", "tempo_analysis.diffusion.report:prediction_map", ["n_neighbors", "threshold"]),
+    ("variable_words", "tempo_analysis.diffusion.analysis:sim_table", ["top", "min_contexts"]),
+    ("world_regenerator", "tempo_analysis.diffusion.report:world_regenerator", ["base_config", "progress"]),
+    ("context_index", "tempo_analysis.diffusion.report:index_corpus",
+     ["max_docs_per_unit_slice", "batch_size", "max_length", "seed"]),
+])
+def test_the_facade_keeps_the_defaults_of_the_functions_it_calls(method, function, names):
+    """A DiffusionMapper method and the pure function behind it mean the same when called alike."""
+    import importlib
+    import inspect
+
+    module, name = function.split(":")
+    theirs = inspect.signature(getattr(importlib.import_module(module), name)).parameters
+    ours = inspect.signature(getattr(DiffusionMapper, method)).parameters
+    assert {n: ours[n].default for n in names} == {n: theirs[n].default for n in names}

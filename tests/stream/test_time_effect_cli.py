@@ -105,6 +105,12 @@ def test_labels_without_a_known_no_change_label_are_refused_before_training(post
     assert rc == 2 and "'calm' is not one of the labels" in err and not FITTED and not out.exists()
 
 
+def test_two_folds_are_enough(posts_csv, gap_rule, capsys):
+    rc, out = run(posts_csv, "--no-change-label", "stay", "--folds", "2", "--fold", "1")
+    assert rc == 0, capsys.readouterr().err
+    assert json.loads(out.read_text())["split"]["test_timelines"] == 5
+
+
 @pytest.mark.parametrize("extra, says", [(["--fold", "5"], "--fold 5: folds are numbered 0 to 4"),
                                          (["--folds", "1", "--fold", "0"], "--folds 1: use 2 or more"),
                                          (["--dev-fraction", "0", "--patience", "2"], "--patience"),
@@ -148,7 +154,11 @@ def test_the_documented_command_trains_as_notebook_01_does():
     doc = (root / "docs" / "methods" / "stream.md").read_text(encoding="utf-8")
     lines = [x.strip() for x in doc.splitlines() if x.strip().startswith("tempo-analysis stream time-effect --data world")]
     assert len(lines) == 1
-    name, cli = time_effect_settings(build_parser().parse_args(shlex.split(lines[0])[1:]))
+    args = build_parser().parse_args(shlex.split(lines[0])[1:])
+    name, cli = time_effect_settings(args)
+    # the same split: fold 0 of 5, split seed 0, a quarter of the rest as dev
+    assert (args.folds, args.fold, args.split_seed, args.dev_fraction) == (
+        notebook_defaults()["folds"], notebook_defaults()["fold"], 0, 0.25)
     tree = ast.parse((root / "notebooks" / "01_stream_classification.py").read_text(encoding="utf-8"))
     names = {"defaults": notebook_defaults(), "TIME_UNITS": TIME_UNITS}
     for node in tree.body:
