@@ -133,7 +133,9 @@ clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timeli
 # seed, split and budget. If TempoFormer's win came from the text and the window alone, the two
 # would score the same. On the planted world we also know which switches only the gap reveals
 # (`change_kind = "time"` in the world's truth): the control should find them no better than a
-# guess from the class priors.
+# guess from the class priors. The same comparison on your own timelines, from the shell:
+# `tempo-analysis stream time-effect --data csv:FILE --out time_effect.json` (both scores, the gap
+# sensitivity and a gap sweep; `--no-change-label` names your no-change label).
 
 # %%
 def train_control():
