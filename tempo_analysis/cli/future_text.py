@@ -1,10 +1,11 @@
-"""``tempo-analysis future-text {train,evaluate,generate}``: temporal word-bias LMs from the shell.
+"""``tempo-analysis future-text {train,evaluate,generate,what-if}``: temporal word-bias LMs from the shell.
 
     tempo-analysis future-text train --data world --variant freq --out runs/freq
     tempo-analysis future-text train --data acl --first-year 2003 --variant freq --out runs/acl-freq --max-docs-per-year 60
     tempo-analysis future-text train --data csv:texts.csv --variant last-n --n 2 --out runs/last2 --lm gpt2
     tempo-analysis future-text evaluate --checkpoint runs/freq --year 2021 --out metrics.json
     tempo-analysis future-text generate --checkpoint runs/freq --year 2021 --n 5
+    tempo-analysis future-text what-if --checkpoint runs/freq --words kernel,lexicon --factor 8 --out whatif.json
 
 ``train`` fits a :class:`~tempo_analysis.future_text.pipeline.FutureTextModel` with one variant
 on the frozen causal LM ``--lm`` (default: the embedded SmolLM2-135M; ``tiny``: a small GPT-2
@@ -16,7 +17,10 @@ variant without the frozen LM), the tokenizer, the frequency table, the yearly f
 ``base_lm/`` (for ``--lm tiny``) and ``future_text.json`` (settings, split, and under ``info``
 the data spec and dev/test metrics). A local ``--lm`` folder is recorded by its absolute path (the
 checkpoint does not hold that LM); ``evaluate``/``generate --lm DIR`` load a checkpoint around the
-same LM moved elsewhere.
+same LM moved elsewhere. ``what-if`` makes --words rise in a frequency model's history (nothing is
+retrained) and reports how the forecast bias, the forecast probability and the word's use in texts
+generated with and without the trend (same seeds, sampling without beams) respond, as notebook 04's
+trend what-if.
 """
 
 from __future__ import annotations
@@ -119,7 +123,7 @@ def register(subparsers) -> None:
     """Add the ``future-text`` group with its three commands."""
     top = subparsers.add_parser("future-text", help="future-text generation with a temporal word bias",
                                 description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    sub = top.add_subparsers(dest="future_text_command", metavar="{train,evaluate,generate}")
+    sub = top.add_subparsers(dest="future_text_command", metavar="{train,evaluate,generate,what-if}")
     top.set_defaults(func=lambda args: (top.print_help(), 2)[1])
 
     t = sub.add_parser("train", help="train one variant and save a checkpoint folder")
@@ -167,6 +171,26 @@ def register(subparsers) -> None:
     g.add_argument("--lm", default=None, help=LM_OVERRIDE_HELP)
     _gen_args(g)
     g.set_defaults(func=cmd_generate)
+
+    w = sub.add_parser("what-if", help="inject a rising trend into words' frequency history: how do the bias, "
+                                       "the forecast and the generated texts respond?")
+    w.add_argument("--checkpoint", required=True)
+    w.add_argument("--words", required=True, help="comma-separated words whose history rises, e.g. kernel,lexicon")
+    w.add_argument("--factor", type=float, default=8.0,
+                   help="how many times more frequent each word becomes over the last years (default 8, notebook 04)")
+    w.add_argument("--last", type=int, default=3, help="over how many of the last history years (default 3)")
+    w.add_argument("--n", type=int, default=96, help="texts generated with and without the trend, at the same seeds "
+                                                     "(default 96, notebook 04)")
+    w.add_argument("--year", type=int, default=None, help="target year (default: the checkpoint's test year)")
+    w.add_argument("--model", default=None, help="a frequency model in the checkpoint: freq or freq-nolstm "
+                                                 "(default: its only model)")
+    w.add_argument("--lm", default=None, help=LM_OVERRIDE_HELP)
+    w.add_argument("--out", default=None, help="write the result JSON here (default: print only)")
+    w.add_argument("--overwrite", action="store_true", help="replace --out even if tempo-analysis did not write it")
+    _gen_args(w)
+    # counts follow the model's distribution only when sampling without beams (beams keep the likeliest
+    # texts, so a rare word's count hardly moves): no beams, and half the usual length, as notebook 04
+    w.set_defaults(func=cmd_whatif, num_beams=1)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -322,4 +346,57 @@ def cmd_generate(args) -> int:
                             settings=_gen_settings(args, fitted))
     for i, t in enumerate(texts, 1):
         print(f"[{i}] {t}\n")
+    return 0
+
+
+def cmd_whatif(args) -> int:
+    """`future-text what-if`: a rising trend injected into the history of --words (nothing retrained)."""
+    from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
+
+    check_gen_options(args)
+    require_positive(args, "--last")
+    if not args.factor > 0:
+        raise ValueError(f"--factor {args.factor}: use a positive number (8: eight times more frequent; 1: no trend).")
+    if args.year is not None and not 1000 <= args.year <= 2100:
+        raise ValueError(f"--year {args.year}: outside 1000-2100 (a typo?). Fix: give a year such as 2021.")
+    words = [w.strip() for w in args.words.split(",") if w.strip()]
+    if not words:
+        raise ValueError(f"--words {args.words!r} names no word. Fix: give comma-separated words, e.g. kernel,lexicon.")
+    out = prepare_output_file(args.out, overwrite=args.overwrite) if args.out else None
+    import dataclasses
+
+    from tempo_analysis.future_text.model import FEATURE_KIND
+    from tempo_analysis.future_text.whatif import bias_by_factor, trend_response
+
+    fitted, name, _ = load_checkpoint(args.checkpoint, args.model, args.lm)
+    variant = getattr(getattr(fitted.get_model(name), "config", None), "variant", None)
+    if FEATURE_KIND.get(variant) != "freq":
+        raise ValueError(f"--model {name!r} ({variant or 'no temporal bias'}) does not read word frequencies, so a "
+                         "trend in them changes nothing. Fix: pass a freq or freq-nolstm model (train one with "
+                         "`future-text train --variant freq`).")
+    settings = _gen_settings(args, fitted)
+    if args.max_new_tokens is None:
+        settings = dataclasses.replace(settings, max_new_tokens=settings.max_new_tokens // 2,
+                                       min_new_tokens=settings.min_new_tokens // 2)
+    year = fitted.test_year_ if args.year is None else args.year
+    by_factor = bias_by_factor(fitted, name, words, factors=(1.0, args.factor), last=args.last, year=year)
+    res = trend_response(fitted, name, words, factor=args.factor, last=args.last, n=args.n, settings=settings,
+                         year=year)
+    table = res["table"]
+    shown = ["word", "bias_before", "bias_after", "prob_ratio", "expected_ratio", "count_before", "count_after",
+             "ratio"]
+    print(table[shown].round(3).to_string(index=False))
+    print(f"{name}, {year}, trend x{args.factor:g} over the last {args.last} years: forecast probability ratio "
+          f"{res['prob_response']:.2f} in the real dev texts, {res['expected_response']:.2f} in the generated ones; "
+          f"occurrences per generated token x{res['trend_response']:.2f} over {res['evidence']} of {len(words)} "
+          f"words ({res['occurrences']} counted in {args.n} + {args.n} texts)")
+    if out is not None:
+        payload = {"checkpoint": str(args.checkpoint), "model": name, "year": year, "words": words,
+                   "factor": args.factor, "last": args.last, "n": args.n, "generation": settings.to_dict(),
+                   **{k: res[k] for k in ("trend_response", "evidence", "occurrences", "prob_response",
+                                          "expected_response")},
+                   "bias_rise": float((table["bias_after"] - table["bias_before"]).mean()),
+                   "bias_by_factor": by_factor.to_dict(orient="index"), "table": table.to_dict(orient="records")}
+        write_file_atomic(out, json.dumps(stamp(payload, "future-text-what-if"), indent=2, default=str))
+        print(f"-> {out}")
     return 0

@@ -53,6 +53,8 @@ REFUSED = {
                                      "tempo_analysis.diffusion", "DiffusionMapper"),
     "future-text train --out DIR": (["future-text", "train", "--variant", "freq", "--out", "{d}/mine"],
                                     "tempo_analysis.data.specs", "load_yearly"),
+    "future-text what-if --out FILE": (["future-text", "what-if", "--checkpoint", "{d}/run", "--words", "kernel",
+                                        "--out", "{d}/mine.json"], "tempo_analysis.cli.future_text", "load_checkpoint"),
     "future-text evaluate --out FILE": (["future-text", "evaluate", "--checkpoint", "{d}/run", "--year", "2020",
                                          "--out", "{d}/mine.json"], "tempo_analysis.cli.future_text", "load_checkpoint"),
 }

@@ -6,7 +6,7 @@ import pytest
 from tempo_analysis.cli import main
 
 GROUPS = {"stream": ["evaluate", "compare", "time-effect"], "semantic-change": ["rank"],
-          "diffusion": ["train", "analyze"], "future-text": ["train", "evaluate", "generate"],
+          "diffusion": ["train", "analyze"], "future-text": ["train", "evaluate", "generate", "what-if"],
           "encoder": ["mlm-eval"]}
 
 
