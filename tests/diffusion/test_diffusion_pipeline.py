@@ -460,3 +460,25 @@ def test_the_facade_keeps_the_defaults_of_the_functions_it_calls(method, functio
     theirs = inspect.signature(getattr(importlib.import_module(module), name)).parameters
     ours = inspect.signature(getattr(DiffusionMapper, method)).parameters
     assert {n: ours[n].default for n in names} == {n: theirs[n].default for n in names}
+
+
+def test_the_network_maps_layout_follows_the_seed_unless_given(run, cloud_map, monkeypatch):
+    from tempo_analysis.figures import diffusion as figures
+
+    real, seeds = figures.graph_layout, []
+
+    def layout(graph, seed=0):
+        seeds.append(seed)
+        return real(graph, seed=seed)
+
+    monkeypatch.setattr(figures, "graph_layout", layout)
+    for slider in (False, True):
+        seeds.clear()
+        run.visualize_network_map(cloud_map, top_words=None, communities={}, seed=3, slider=slider)
+        assert seeds == [3]
+        seeds.clear()
+        given = {u: (float(i), 0.0) for i, u in enumerate(run.corpus_.units)}
+        fig = run.visualize_network_map(cloud_map, top_words=None, communities={}, slider=slider, layout=given)
+        assert seeds == []                                   # a given layout is used as it is
+        xs = {x for tr in fig.to_dict()["data"] if tr.get("mode") == "markers" for x in tr.get("x", []) if x is not None}
+        assert xs <= {float(i) for i in range(len(given))}
