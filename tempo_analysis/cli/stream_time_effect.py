@@ -90,6 +90,10 @@ def run_time_effect(args) -> int:
         raise ValueError(f"--no-change-label: {e}") from None
     train, dev, test = split_timelines(tl, args.folds, args.fold, args.split_seed, args.dev_fraction)
     check_labels_seen(train, test)
+    ids = change_posts(test, tl.label_names, args.no_change_label)
+    if not ids:
+        raise ValueError(f"the test split (--fold {args.fold} of {args.folds}) holds no labelled change post, so no "
+                         "gap can be moved. Fix: choose another --fold, fewer --folds or more timelines.")
     kinds = world_kinds(args.data)
     t0 = time.perf_counter()
 
@@ -98,11 +102,9 @@ def run_time_effect(args) -> int:
 
     res = time_effect(train, dev, test, settings, kinds=kinds, fit=fit, no_change=args.no_change_label)
     gaps = np.geomspace(*SWEEP_GAPS)
-    ids = change_posts(test, tl.label_names, args.no_change_label)
     sweep = {"gap_s": gaps.tolist()}
     for m in ("tempoformer", "control"):
-        p = gap_what_if(res["models"][m], test, ids, gaps, args.no_change_label) if ids else np.full((1, len(gaps)), np.nan)
-        sweep[m] = p.mean(axis=0).tolist()
+        sweep[m] = gap_what_if(res["models"][m], test, ids, gaps, args.no_change_label).mean(axis=0).tolist()
     report = {"data": args.data, "variant": name, "control": time_blind({})["ablation"],
               "settings": {k: v for k, v in settings.items() if k != "progress"},
               "split": {"folds": args.folds, "fold": args.fold, "split_seed": args.split_seed,

@@ -105,6 +105,17 @@ def test_labels_without_a_known_no_change_label_are_refused_before_training(post
     assert rc == 2 and "'calm' is not one of the labels" in err and not FITTED and not out.exists()
 
 
+def test_a_test_split_without_change_posts_is_refused_before_training(posts_csv, gap_rule, capsys):
+    df = pd.read_csv(posts_csv)
+    test = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s"), 5, 0, 0, 0.25)[2]
+    df.loc[df["timeline_id"].isin(test.timeline_ids), "label"] = "stay"     # fold 0's test timelines: no switch
+    df.to_csv(posts_csv, index=False)
+    rc, out = run(posts_csv, "--no-change-label", "stay", "--fold", "0")
+    err = capsys.readouterr().err
+    assert rc == 2 and "holds no labelled change post" in err and "--fold 0 of 5" in err, err
+    assert not FITTED and not out.exists()
+
+
 def test_two_folds_are_enough(posts_csv, gap_rule, capsys):
     rc, out = run(posts_csv, "--no-change-label", "stay", "--folds", "2", "--fold", "1")
     assert rc == 0, capsys.readouterr().err
