@@ -76,6 +76,7 @@ def test_time_effect_command_reports_both_models_and_the_gap_what_ifs(posts_csv,
     assert {(f["window"], f["seed"], f["train"], f["dev"]) for f in FITTED} == {
         (4, 3, FITTED[0]["train"], FITTED[0]["dev"])}
     assert report["split"]["fold"] == 1 and report["split"]["test_timelines"] == 2
+    assert report["settings"]["window"] == 4 and report["settings"]["seed"] == 3 and "progress" not in report["settings"]
     train, dev, _ = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s"), 5, 1, 0, 0.25)
     assert (FITTED[0]["train"], FITTED[0]["dev"]) == (tuple(train.timeline_ids), tuple(dev.timeline_ids))
     assert set(FITTED[0]["train"]).isdisjoint(FITTED[0]["dev"])
@@ -186,3 +187,15 @@ def test_the_documented_command_trains_as_notebook_01_does():
     assert name == "tempoformer"
     assert fields(make_classifier(name, **cli)) == fields(TempoFormerClassifier(**notebook))
     assert fields(make_classifier(name, **cli)) != fields(TempoFormerClassifier())
+
+
+def test_world_kinds_without_a_world_on_disk_are_the_generated_worlds(monkeypatch):
+    """No data/world: the kinds come from the default world generated in memory, as the timelines do."""
+    from tempo_analysis.world import StreamWorldConfig
+    from tempo_analysis.world.stream import generate_timelines
+
+    monkeypatch.setattr("tempo_analysis.data.specs.open_world", lambda path=None: None)
+    kinds = world_kinds("world")
+    timelines, truth = generate_timelines(StreamWorldConfig(), with_truth=True)
+    assert set(kinds.index) == set(timelines.df["post_id"].astype(str))
+    assert (kinds == "time").sum() == (truth["change_kind"] == "time").sum() > 0
