@@ -44,3 +44,14 @@ def test_a_missing_required_option_is_named(case, capsys):
     assert e.value.code == 2
     err = capsys.readouterr().err
     assert "the following arguments are required" in err and option in err.split("required:")[1], err
+
+
+def test_stream_evaluate_and_time_effect_share_their_documented_defaults():
+    """5 timeline folds, seed 0, window 5, a quarter of the training timelines as dev, split seed 0 (the
+    help texts); time-effect runs fold 0 of the same split."""
+    from tempo_analysis.cli import build_parser
+
+    ev = build_parser().parse_args(["stream", "evaluate", "--out", "x"])
+    te = build_parser().parse_args(["stream", "time-effect", "--out", "x"])
+    assert (ev.folds, ev.seeds, ev.window, ev.dev_fraction, ev.split_seed) == (5, [0], [5], 0.25, 0)
+    assert (te.folds, te.fold, te.seed, te.window, te.dev_fraction, te.split_seed) == (5, 0, 0, 5, 0.25, 0)
