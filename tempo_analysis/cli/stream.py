@@ -16,13 +16,12 @@ import argparse
 import json
 import time
 
-from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
+from tempo_analysis.cli import add_output_options, refuse_options, require_positive, wants_progress
+from tempo_analysis.cli.stream_options import add_data_and_model_options, check_model_names, settings_from_args
+from tempo_analysis.cli.stream_time_effect import register_time_effect
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS  # plain names: no torch at start-up
 
-# data.timelines.TIME_UNITS and POSITION, spelled here so that parsing imports no pandas
-# (tests/cli checks that the two agree)
-TIME_UNIT_CHOICES = ("s", "ms", "min", "h", "D", "position")
 
 
 def register(subparsers) -> None:
@@ -63,8 +62,6 @@ def register(subparsers) -> None:
     e.add_argument("--out", required=True, help="results JSON path")
     add_output_options(e)
     e.set_defaults(func=evaluate)
-    from tempo_analysis.cli.stream_time_effect import register_time_effect
-
     register_time_effect(sub)
     c = sub.add_parser("compare", help="paired per-fold comparison of `stream evaluate` results files",
                        description=COMPARE_DOC, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -83,51 +80,6 @@ def register(subparsers) -> None:
     add_output_options(c)
     c.set_defaults(func=compare)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
-
-
-def add_data_and_model_options(e, *, windows: bool) -> None:
-    """The data, encoder, training and time options that `stream evaluate` and `stream time-effect` share."""
-    e.add_argument("--data", default="world",
-                   help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
-                        "rumoureval2017 alone reads shared/data/rumoureval2017)")
-    e.add_argument("--model", default=None,
-                   help="encoder: 'default' (embedded MiniLM, the default), an HF name or a path")
-    if windows:
-        e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
-    else:
-        e.add_argument("--window", type=int, default=5, help="window size w (default 5)")
-    e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
-    e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
-    e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
-    e.add_argument("--batch-size", type=int, default=None)
-    e.add_argument("--max-length", type=int, default=None, help="tokens per post (default 64)")
-    e.add_argument("--patience", type=int, default=None, help="early stopping patience on dev macro-F1")
-    e.add_argument("--freeze-local", action="store_true", help="freeze and cache TempoFormer's local stack")
-    e.add_argument("--summary", default=None, choices=["auto", "cls", "mean", "mean_then_cls"],
-                   help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
-                        "for mean-pooling sentence encoders such as the default MiniLM")
-    e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
-    e.add_argument("--time-unit", default=None, choices=TIME_UNIT_CHOICES,
-                   help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for order-only "
-                        "data (a post's index in its timeline is its time; also the rule when the file has no "
-                        "timestamp column; on world and rumoureval2017 it replaces their real timestamps); "
-                        "TempoFormer then measures gaps in this unit (default: seconds). Real and date-string "
-                        "timestamps are not rescaled by a numeric unit: it only sets TempoFormer's gap unit")
-    e.add_argument("--time-transform", default=None, choices=["log1p", "linear"],
-                   help="TempoFormer's time transform phi(gap): scale*log(1+gap/unit) (paper) or scale*gap/unit")
-    e.add_argument("--time-scale", type=float, default=None,
-                   help="TempoFormer: multiplies phi, i.e. every rotary angle (default 1); time_bilstm, swnu, "
-                        "seq_sig_net: their own scale, which divides their log-gap features (default 10)")
-    e.add_argument("--rope-theta", type=float, default=None,
-                   help="TempoFormer: rotary base of the temporal RoPE (default 10; the paper's code: 10000)")
-    e.add_argument("--temporal-residual", action="store_true",
-                   help="TempoFormer: add a residual to the temporal MHA (the reference has none)")
-    e.add_argument("--dev-fraction", type=float, default=0.25,
-                   help="share of each fold's training timelines held out as dev (early stopping; default 0.25)")
-    e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
-    e.add_argument("--device", default="auto")
-    e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
-    add_progress_option(e)
 
 
 COMPARE_DOC = """`tempo-analysis stream compare`: paired per-fold comparison of `stream evaluate` results.
@@ -182,60 +134,6 @@ def compare(args) -> int:
     if args.json:
         write_file_atomic(outs[-1], json.dumps(stamp(result, "stream-compare"), indent=2))
     return 0
-
-
-def settings_from_args(args) -> tuple[dict, dict]:
-    """(explicit, ambient) model settings for make_classifier.
-
-    explicit: the options the user gave; a model that does not take one refuses it
-    (check_settings). ambient: the encoder default, device and progress, passed where taken.
-    """
-    s = {}
-    for key in ("epochs", "lr", "head_lr", "batch_size", "max_length", "patience", "summary", "dropout", "llm",
-                "shots", "calibrate"):
-        if getattr(args, key, None) is not None:
-            s[key] = getattr(args, key)
-    if args.model is not None:
-        s["encoder"] = args.model
-    if args.ablation != "none":
-        s["ablation"] = args.ablation
-    if args.freeze_local:
-        s["freeze_local"] = True
-    if getattr(args, "hidden", None) is not None:
-        s["hidden"] = args.hidden[0] if len(args.hidden) == 1 else tuple(args.hidden)
-    # --time-unit is also the loader's unit: TempoFormer measures its gaps in it where it applies
-    # (ambient), while the time-encoding options are TempoFormer's own (explicit: refused elsewhere)
-    unit = {}
-    if args.time_unit is not None:
-        from tempo_analysis.data.timelines import TIME_UNITS
-
-        if args.time_unit in TIME_UNITS:        # "position" counts posts: no unit conversion
-            unit["time_unit"] = float(TIME_UNITS[args.time_unit])
-    mk = {}
-    for key in ("time_transform", "time_scale", "rope_theta"):
-        if getattr(args, key) is not None:
-            mk[key] = getattr(args, key)
-    if args.temporal_residual:
-        mk["temporal_residual"] = True
-    if mk:
-        s["model_kwargs"] = {**unit, **mk}
-    ambient = {"encoder": "default", "device": args.device, "progress": wants_progress(args)}
-    if unit:
-        ambient["model_kwargs"] = unit
-    return s, ambient
-
-
-def check_model_names(args) -> None:
-    """``--model`` (an encoder) and ``--llm`` (a causal LM) checked by name, loading no weights: an offline hub
-    name, a missing path or a folder without weights is one error naming the option, before any data is read."""
-    if args.model is not None and args.model != "default":
-        from tempo_analysis.encoders import check_encoder
-
-        check_encoder(args.model, what="--model")
-    if args.llm is not None and args.llm != "default":
-        from tempo_analysis.causal_lm import check_causal_lm
-
-        check_causal_lm(args.llm, what="--llm")
 
 
 def evaluate(args) -> int:

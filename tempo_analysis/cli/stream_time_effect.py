@@ -30,7 +30,7 @@ SWEEP_GAPS = (1.0, 4 * 86400.0, 25)   # geomspace: 1 s to 4 days, 25 gaps
 
 def register_time_effect(sub) -> None:
     """Add `stream time-effect` to the `stream` group's subparsers."""
-    from tempo_analysis.cli.stream import add_data_and_model_options
+    from tempo_analysis.cli.stream_options import add_data_and_model_options
 
     t = sub.add_parser("time-effect", help="TempoFormer against its time-blind control on one split; gap what-ifs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -70,7 +70,7 @@ def run_time_effect(args) -> int:
     import numpy as np  # the command's heavy imports load only when it runs
     import torch
 
-    from tempo_analysis.cli.stream import check_model_names
+    from tempo_analysis.cli.stream_options import check_model_names
     from tempo_analysis.data.specs import load_timelines
     from tempo_analysis.data.timelines import check_labels_seen
     from tempo_analysis.stream.experiment import make_classifier, split_timelines
@@ -126,7 +126,7 @@ def run_time_effect(args) -> int:
 
 def time_effect_settings(args) -> tuple[str, dict]:
     """(model name, its settings) from the command line; the control gets the same with time removed."""
-    from tempo_analysis.cli.stream import settings_from_args
+    from tempo_analysis.cli.stream_options import settings_from_args
     from tempo_analysis.stream.experiment import check_settings, model_settings
 
     name = args.variant

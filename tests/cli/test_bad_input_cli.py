@@ -138,7 +138,7 @@ def test_a_dev_or_test_year_given_alone_is_used_not_replaced_by_the_default_spli
 
 def test_an_unknown_time_unit_is_refused_for_every_data_source(monkeypatch, capsys, tmp_path):
     """--time-unit weeks with the world (no CSV to reject it) was dropped silently and training began."""
-    from tempo_analysis.cli.stream import TIME_UNIT_CHOICES
+    from tempo_analysis.cli.stream_options import TIME_UNIT_CHOICES
     from tempo_analysis.data.timelines import POSITION, TIME_UNITS
 
     assert TIME_UNIT_CHOICES == (*TIME_UNITS, POSITION)
