@@ -222,3 +222,24 @@ def test_refuse_options_names_every_given_flag_once_and_nothing_when_it_applies(
     with pytest.raises(ValueError, match=r"^--n-layer, --n-head apply only to a, not to b\. Fix: drop --n-layer, "
                                          r"--n-head, or c\.$"):
         refuse_options(args, ["--n-layer", "--n-head", "--vocab-size"], when=True, apply_to="a", here="b", fix="c")
+
+
+@pytest.mark.parametrize("line", ["stream evaluate --folds 3 --max-folds 3", "stream evaluate --folds 3 --only-folds 0 2"])
+def test_fold_choices_at_their_bounds_are_accepted(line, tmp_path, monkeypatch, capsys):
+    """Every fold (--max-folds equal to --folds) and the first and last fold by number are valid choices:
+    the command gets past its checks to the data."""
+    def data(*args, **kwargs):
+        raise ValueError("reached the data")
+
+    monkeypatch.setattr("tempo_analysis.data.specs.load_timelines", data)
+    assert main([*line.split(), "--out", str(tmp_path / "r.json")]) == 2
+    assert "reached the data" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("given, hidden", [(["--hidden", "200"], 200), (["--hidden", "32", "64"], (32, 64))])
+def test_one_hidden_size_is_a_number_and_two_are_a_pair(given, hidden):
+    """BiLSTM takes one LSTM size (an int); the FFN baselines two layer sizes (a tuple)."""
+    from tempo_analysis.cli.stream_options import settings_from_args
+
+    args = build_parser().parse_args(["stream", "evaluate", "--baseline", "bilstm", "--out", "r.json", *given])
+    assert settings_from_args(args)[0]["hidden"] == hidden
