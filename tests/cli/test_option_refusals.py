@@ -24,6 +24,8 @@ REFUSED = {
     "stream evaluate: --tune and --patience without a dev split": (
         "stream evaluate --dev-fraction 0 --tune lr=1e-3,1e-4 --patience 2 --out {d}/r.json", ["--tune", "--patience"],
         "--dev-fraction > 0"),
+    "stream evaluate: --tune a setting the model does not take": (
+        "stream evaluate --baseline bilstm --tune shots=2,5 --out {d}/r.json", ["shots", "'bilstm'"], "drop them"),
     "stream evaluate: --max-folds above --folds": (
         "stream evaluate --folds 3 --max-folds 5 --out {d}/r.json", ["--max-folds 5", "--folds 3"], "--max-folds 3"),
     "stream evaluate: --only-folds outside the folds": (

@@ -337,3 +337,36 @@ def test_a_bad_hidden_size_is_refused_when_the_baseline_is_made(name, hidden, ta
     after every post was embedded."""
     with pytest.raises(ValueError, match=f"hidden=.*takes {takes}.*Fix: e.g. --hidden"):
         make_classifier(name, hidden=hidden)
+
+
+def test_cli_tune_records_each_runs_own_chosen_point(tmp_path, monkeypatch):
+    """With --tune, every fold x seed run records the point chosen on ITS dev split (a mutant filing the
+    first run's choice under every run passed the test above, which runs one fold and one seed)."""
+    import json
+
+    class Tuned:
+        made = 0
+
+        def __init__(self, make, grid):
+            Tuned.made += 1
+            self.k = Tuned.made
+
+        def fit(self, train, dev):
+            self.label_names_ = list(train.label_names)
+            self.best_params_, self.tuning_ = {"hidden": self.k}, [{"hidden": self.k, "dev_macro_f1": 0.5}]
+            return self
+
+        def predict(self, timelines):
+            return np.zeros(len(timelines.df), dtype=int)
+
+    monkeypatch.setattr("tempo_analysis.stream.tuning.DevTunedClassifier", Tuned)
+    tl = make_timelines(n_timelines=9, n_posts=(5, 4), labels=("no", "yes"), seed=4)
+    csv = tmp_path / "posts.csv"
+    tl.df.drop(columns=["seconds"]).assign(timestamp=tl.df["seconds"]).to_csv(csv, index=False)
+    out = tmp_path / "res.json"
+    assert main(["stream", "evaluate", "--data", f"csv:{csv}", "--time-unit", "s", "--folds", "3", "--max-folds", "2",
+                 "--seeds", "0", "1", "--no-progress", "--baseline", "bilstm", "--window", "2", "--tune",
+                 "hidden=4,8", "--out", str(out)]) == 0
+    runs = json.loads(out.read_text())["by_window"]["2"]["runs"]
+    assert [r["tuned"]["chosen"]["hidden"] for r in runs] == [1, 2, 3, 4]
+    assert [r["tuned"]["grid"][0]["hidden"] for r in runs] == [1, 2, 3, 4]
