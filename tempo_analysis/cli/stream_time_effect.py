@@ -105,7 +105,8 @@ def run_time_effect(args) -> int:
     sweep = {"gap_s": gaps.tolist()}
     for m in ("tempoformer", "control"):
         sweep[m] = gap_what_if(res["models"][m], test, ids, gaps, args.no_change_label).mean(axis=0).tolist()
-    report = {"data": args.data, "variant": name, "control": time_blind({})["ablation"],
+    report = {"data": args.data, "timelines": len(tl.timeline_ids), "posts": len(tl), "variant": name,
+              "control": time_blind({})["ablation"],
               "settings": {k: v for k, v in settings.items() if k != "progress"},
               "split": {"folds": args.folds, "fold": args.fold, "split_seed": args.split_seed,
                         "dev_fraction": args.dev_fraction, "train_timelines": len(train.timeline_ids),

@@ -76,6 +76,7 @@ def test_time_effect_command_reports_both_models_and_the_gap_what_ifs(posts_csv,
     assert {(f["window"], f["seed"], f["train"], f["dev"]) for f in FITTED} == {
         (4, 3, FITTED[0]["train"], FITTED[0]["dev"])}
     assert report["split"]["fold"] == 1 and report["split"]["test_timelines"] == 2
+    assert (report["timelines"], report["posts"]) == (10, len(pd.read_csv(posts_csv)))   # the data it read
     assert report["settings"]["window"] == 4 and report["settings"]["seed"] == 3 and "progress" not in report["settings"]
     train, dev, _ = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s"), 5, 1, 0, 0.25)
     assert (FITTED[0]["train"], FITTED[0]["dev"]) == (tuple(train.timeline_ids), tuple(dev.timeline_ids))
