@@ -17,7 +17,8 @@ import json
 import time
 
 from tempo_analysis.cli import add_output_options, refuse_options, require_positive, wants_progress
-from tempo_analysis.cli.stream_options import add_data_and_model_options, check_model_names, settings_from_args
+from tempo_analysis.cli.stream_options import (add_data_and_model_options, check_model_names,
+                                               refuse_untaken_settings, settings_from_args)
 from tempo_analysis.cli.stream_time_effect import register_time_effect
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
 from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS  # plain names: no torch at start-up
@@ -173,16 +174,7 @@ def evaluate(args) -> int:
         explicit.pop("model_kwargs")
         if set(mk) - {"time_unit"}:
             explicit["model_kwargs"] = mk
-    try:
-        check_settings(name, explicit)
-    except ValueError:
-        flag = {"encoder": "model"}  # settings whose option has another name
-        bad = sorted(set(explicit) - set(model_settings(name)))
-        # model_kwargs holds TempoFormer's time-encoding options: name the flags the user typed
-        bad = [k for b in bad for k in ([m for m in explicit[b] if m != "time_unit"] if b == "model_kwargs" else [b])]
-        flags = ", ".join("--" + flag.get(k, k).replace("_", "-") for k in bad)
-        takes = ", ".join(model_settings(name))
-        raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them (it takes the settings: {takes})") from None
+    refuse_untaken_settings(name, explicit)
     grid = None
     if args.tune:
         from tempo_analysis.stream.tuning import TIME_SETTINGS, DevTunedClassifier, grid_point_settings, parse_grid

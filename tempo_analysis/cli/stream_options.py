@@ -107,3 +107,19 @@ def check_model_names(args) -> None:
         from tempo_analysis.causal_lm import check_causal_lm
 
         check_causal_lm(args.llm, what="--llm")
+
+
+def refuse_untaken_settings(name: str, explicit: dict) -> None:
+    """Refuse the settings model `name` does not take, naming the options as the user typed them."""
+    from tempo_analysis.stream.experiment import check_settings, model_settings  # cli: the wing loads when run
+
+    try:
+        check_settings(name, explicit)
+    except ValueError:
+        flag = {"encoder": "model"}  # settings whose option has another name
+        bad = sorted(set(explicit) - set(model_settings(name)))
+        # model_kwargs holds TempoFormer's time-encoding options: name the flags the user typed
+        bad = [k for b in bad for k in ([m for m in explicit[b] if m != "time_unit"] if b == "model_kwargs" else [b])]
+        flags = ", ".join("--" + flag.get(k, k).replace("_", "-") for k in bad)
+        takes = ", ".join(model_settings(name))
+        raise ValueError(f"{flags} do(es) not apply to {name!r}; drop them (it takes the settings: {takes})") from None

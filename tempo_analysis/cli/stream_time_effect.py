@@ -127,17 +127,12 @@ def run_time_effect(args) -> int:
 
 def time_effect_settings(args) -> tuple[str, dict]:
     """(model name, its settings) from the command line; the control gets the same with time removed."""
-    from tempo_analysis.cli.stream_options import settings_from_args
-    from tempo_analysis.stream.experiment import check_settings, model_settings
+    from tempo_analysis.cli.stream_options import refuse_untaken_settings, settings_from_args
+    from tempo_analysis.stream.experiment import model_settings
 
     name = args.variant
     explicit, ambient = settings_from_args(args)
-    try:
-        check_settings(name, explicit)
-    except ValueError:
-        bad = sorted(set(explicit) - set(model_settings(name)))
-        raise ValueError(f"{', '.join('--' + b.replace('_', '-') for b in bad)} do(es) not apply to {name!r}; drop "
-                         f"them (it takes: {', '.join(model_settings(name))})") from None
+    refuse_untaken_settings(name, explicit)
     params = set(model_settings(name))
     return name, {**{k: v for k, v in ambient.items() if k in params}, **explicit, "window": args.window,
                   "seed": args.seed}

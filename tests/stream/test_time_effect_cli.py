@@ -128,7 +128,9 @@ def test_two_folds_are_enough(posts_csv, gap_rule, capsys):
                                          (["--folds", "1", "--fold", "0"], "--folds 1: use 2 or more"),
                                          (["--dev-fraction", "0", "--patience", "2"], "--patience"),
                                          (["--dev-fraction", "1"], "--dev-fraction 1.0"),
-                                         (["--window", "0"], "--window 0")])
+                                         (["--window", "0"], "--window 0"),
+                                         (["--variant", "tempoformer_vectors", "--freeze-local"],
+                                          "--freeze-local do(es) not apply to 'tempoformer_vectors'")])
 def test_bad_options_are_refused_before_any_work(posts_csv, gap_rule, capsys, extra, says, monkeypatch):
     def no_data(*args, **kwargs):
         raise AssertionError("the data was read before the options were checked")
