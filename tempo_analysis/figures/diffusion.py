@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from tempo_analysis.figures.tables import table_figure, wrap_text
+from tempo_analysis.figures.text import hover_text
 
 
 def graph_layout(graph: nx.Graph, seed: int = 0) -> dict:
@@ -24,17 +25,6 @@ def graph_layout(graph: nx.Graph, seed: int = 0) -> dict:
         init = nx.kamada_kawai_layout(g)
     pos = nx.spring_layout(g, pos=init, seed=seed, iterations=20 if init else 50)
     return {n: (float(p[0]), float(p[1])) for n, p in pos.items()}
-
-
-def _wrap(text: str, width: int = 60) -> str:
-    words, lines, cur = str(text).split(), [], ""
-    for w in words:
-        if len(cur) + len(w) + 1 > width and cur:
-            lines.append(cur)
-            cur = w
-        else:
-            cur = f"{cur} {w}".strip()
-    return "<br>".join(lines + [cur]) if cur else ""
 
 
 def network_map(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, n_neighbors: int | None = None,
@@ -65,7 +55,7 @@ def network_map(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, n_neighbor
             if (u, t) in by.index:
                 row = by.loc[(u, t)]
                 vals.append(float(row["rhat"]))
-                sent = _wrap(row["example"]) if "example" in row and isinstance(row["example"], str) else ""
+                sent = hover_text(row["example"]) if "example" in row and isinstance(row["example"], str) else ""
                 hover.append(f"<b>{u}</b> · slice {t}<br>r̂ = {row['rhat']:.1f}"
                              + (f" (first: {first.get(u)})" if first is not None else "") + f"<br>{sent}")
                 symbols.append("circle")

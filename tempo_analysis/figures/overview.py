@@ -16,10 +16,11 @@ Each shows one planted truth, so a reader can see what the four methods should f
 from __future__ import annotations
 
 import networkx as nx
-import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
+
+from tempo_analysis.figures.text import duration, hover_text
 
 LABEL_NAMES = {"O": "ordinary", "IS": "switch (IS)", "IE": "escalation (IE)"}
 LABEL_COLORS = {"O": "#9aa5b1", "IS": "#d62728", "IE": "#ff7f0e"}
@@ -37,31 +38,6 @@ def _require(df: pd.DataFrame, columns: tuple, who: str) -> None:
         raise ValueError(
             f"{who}: missing column(s) {missing}; pass the world's table with columns {list(columns)}"
         )
-
-
-def _wrap(text: str, width: int = 60, max_chars: int = 240) -> str:
-    """Hover-friendly text: at most max_chars, broken into lines of ~width with <br>."""
-    text = str(text)
-    if len(text) > max_chars:
-        text = text[: max_chars - 1] + "…"
-    lines, line = [], ""
-    for word in text.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}".strip()
-    return "<br>".join(lines + [line] if line else lines)
-
-
-def _human_gap(seconds: float) -> str:
-    """12 s, 5.0 min, 3.2 h, 2.1 d."""
-    if seconds is None or not np.isfinite(seconds):
-        return "first post"
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if seconds >= size:
-            return f"{seconds / size:.1f} {unit}"
-    return f"{seconds:.0f} s"
 
 
 def post_gaps(df: pd.DataFrame) -> pd.Series:
@@ -107,8 +83,8 @@ def timelines_figure(df: pd.DataFrame, max_timelines: int = 12, timeline_ids=Non
     ):
         posts = part[part["label"] == label]
         hover = [
-            f"<b>{tid} · {pid}</b><br>{ts:%Y-%m-%d %H:%M} UTC · gap {_human_gap(gap)}<br>"
-            f"label: {LABEL_NAMES.get(label, label)}<br><br>{_wrap(text)}"
+            f"<b>{tid} · {pid}</b><br>{ts:%Y-%m-%d %H:%M} UTC · gap {duration(gap) or 'first post'}<br>"
+            f"label: {LABEL_NAMES.get(label, label)}<br><br>{hover_text(text, max_chars=240)}"
             for tid, pid, ts, gap, text in zip(
                 posts["timeline_id"], posts["post_id"], posts["timestamp"], posts["gap_s"], posts["text"]
             )

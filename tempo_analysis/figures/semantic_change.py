@@ -13,19 +13,14 @@ fitted ranker's tables; they can as well be called on any frames of the same sha
 """
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from tempo_analysis.figures.tables import table_figure
+from tempo_analysis.figures.text import hover_text
 
 PERIOD_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
-
-
-def _wrap(s: str, width: int = 60) -> str:
-    return "<br>".join(textwrap.wrap(str(s), width)) or str(s)
 
 
 def rank_scatter(scores: pd.DataFrame, truth: pd.DataFrame, *, title: str | None = None,
@@ -106,12 +101,12 @@ def usage_map(coords, periods, sentences, *, word: str, compared=None, extra: di
             continue
         fig.add_trace(go.Scatter(x=coords[m, 0].tolist(), y=coords[m, 1].tolist(), mode="markers", name=p,
                                  marker=dict(size=8, color=PERIOD_COLOURS[i % len(PERIOD_COLOURS)], opacity=0.75),
-                                 text=[_wrap(s) for s, k in zip(sentences, m) if k],
+                                 text=[hover_text(s) for s, k in zip(sentences, m) if k],
                                  hovertemplate="%{text}<extra>" + p + "</extra>"))
     if extra is not None:
         fig.add_trace(go.Scatter(x=[extra["x"]], y=[extra["y"]], mode="markers", name="your sentence",
                                  marker=dict(symbol="star", size=18, color="black"),
-                                 text=[_wrap(extra.get("text", ""))],
+                                 text=[hover_text(extra.get("text", ""))],
                                  hovertemplate="%{text}<br>looks like: " + str(extra.get("period", "?"))
                                                + "<extra>your sentence</extra>"))
     fig.update_layout(title=f"Usages of “{word}” (UMAP of contextual vectors)", template="plotly_white",

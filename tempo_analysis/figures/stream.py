@@ -13,20 +13,15 @@
 
 from __future__ import annotations
 
-import textwrap
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from tempo_analysis.figures.tables import table_figure
+from tempo_analysis.figures.text import duration, hover_text
 
 PALETTE = ["#4C78A8", "#F58518", "#E45756", "#72B7B2", "#54A24B", "#EECA3B", "#B279A2", "#FF9DA6"]
 NO_CHANGE = ("O", "no_switch", "N-Sw")
-
-
-def _wrap(text: str, width: int = 60) -> str:
-    return "<br>".join(textwrap.wrap(str(text), width)) or "&nbsp;"
 
 
 def _colors(label_names) -> dict:
@@ -52,7 +47,7 @@ def timeline_plot(timelines, timeline_ids=None, max_timelines: int = 12, title: 
             x=part["timestamp"], y=part["timeline_id"], mode="markers", name=str(name),
             marker=dict(size=13 if change else 8, color=colors.get(name, "#777"),
                         symbol="diamond" if change else "circle", line=dict(width=1, color="white")),
-            text=[_wrap(t) for t in part["text"]], customdata=part["post_id"],
+            text=[hover_text(t) for t in part["text"]], customdata=part["post_id"],
             hovertemplate="%{customdata} @ %{x}<br>%{text}<extra>" + str(name) + "</extra>"))
     fig.update_layout(title=title or f"{len(ids)} timelines: posts over time (◆ = change)",
                       xaxis_title="time", yaxis_title="timeline", template="plotly_white",
@@ -79,7 +74,7 @@ def probability_plot(timelines, timeline_id, proba: np.ndarray, label_names, tit
         if name in NO_CHANGE:
             continue
         fig.add_trace(go.Scatter(x=x, y=p[:, c], mode="lines+markers", name=f"P({name})",
-                                 line=dict(color=colors[name]), text=[_wrap(t) for t in df["text"]],
+                                 line=dict(color=colors[name]), text=[hover_text(t) for t in df["text"]],
                                  hovertemplate="%{x}<br>P=%{y:.2f}<br>%{text}<extra></extra>"))
         if "label" in df:
             hit = df["label"] == name
@@ -142,13 +137,6 @@ def confusion_heatmap(confusion, label_names, title: str = "confusion matrix (ro
     return fig
 
 
-def _fmt_gap(s: float) -> str:
-    for unit, size in (("d", 86400), ("h", 3600), ("min", 60)):
-        if s >= size:
-            return f"-{s / size:.1f}{unit}"
-    return f"-{s:.0f}s"
-
-
 def attention_heatmap(att: dict, layer: int = -1, head: int | None = None, texts=None,
                       title: str | None = None) -> go.Figure:
     """Temporal rotary attention of one window (from `TempoFormerClassifier.temporal_attention`).
@@ -158,10 +146,10 @@ def attention_heatmap(att: dict, layer: int = -1, head: int | None = None, texts
     """
     a = np.asarray(att["attention"])[layer]
     a = a.mean(0) if head is None else a[head]
-    ticks = [f"{i}: {_fmt_gap(g) if g else 'now'}" for i, g in enumerate(att["gaps"])]
+    ticks = [f"{i}: {'−' + duration(g) if g else 'now'}" for i, g in enumerate(att["gaps"])]
     hover = None
     if texts is not None:
-        hover = [[_wrap(texts[j], 50) for j in range(len(ticks))] for _ in range(len(ticks))]
+        hover = [[hover_text(texts[j], 50) for j in range(len(ticks))] for _ in range(len(ticks))]
     fig = go.Figure(go.Heatmap(z=a, x=ticks, y=ticks, colorscale="Viridis", zmin=0, zmax=float(a.max()),
                                text=hover, hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}"
                                + ("<br>%{text}" if hover else "") + "<extra></extra>"))
