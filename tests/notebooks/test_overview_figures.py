@@ -99,3 +99,54 @@ def test_trends_figure(world):
     assert kernel["line"]["color"] == ov.TREND_COLORS[expected["trend"].iloc[0]]
     with pytest.raises(ValueError, match="unknown words"):
         ov.trends_figure(truth, words=["blockchain"])
+
+
+def _posts(gaps_s, labels):
+    """One timeline whose posts follow each other by `gaps_s` seconds."""
+    t0 = pd.Timestamp("2024-03-01", tz="UTC")
+    stamps = [t0 + pd.Timedelta(seconds=float(s)) for s in pd.Series([0, *gaps_s]).cumsum()]
+    return pd.DataFrame({"timeline_id": "t", "post_id": [f"p{i}" for i in range(len(stamps))],
+                         "timestamp": stamps, "text": "words", "label": labels})
+
+
+def test_timelines_figure_in_days_with_changes_drawn_larger_and_only_labels_in_the_legend():
+    df = _posts([1.5 * 86400, 60], ["O", "IS", "O"])
+    fig = ov.timelines_figure(df).to_dict()
+    markers = {t["name"]: t for t in fig["data"] if t["mode"] == "markers"}
+    assert list(markers["switch (IS)"]["x"]) == [1.5]                  # days since the timeline's first post
+    assert markers["switch (IS)"]["marker"]["size"] > markers["ordinary"]["marker"]["size"]
+    line = next(t for t in fig["data"] if t["mode"] == "lines")
+    assert line["showlegend"] is False and line["hoverinfo"] == "skip"
+    assert ov.timelines_figure(df, max_timelines=1).to_dict()["data"]      # one timeline is enough
+    with pytest.raises(ValueError, match="max_timelines=0"):
+        ov.timelines_figure(df, max_timelines=0)
+
+
+def test_timelines_figure_shows_the_first_twelve_timelines_by_default():
+    df = pd.concat([_posts([60], ["O", "O"]).assign(timeline_id=f"t{k:02d}") for k in range(14)], ignore_index=True)
+    shown = {y for t in ov.timelines_figure(df).to_dict()["data"] if t["mode"] == "markers" for y in t["y"]}
+    assert shown == {f"t{k:02d}" for k in range(12)}
+
+
+def test_gap_figure_in_hours_leaves_out_gaps_a_log_axis_cannot_draw():
+    df = _posts([7200, 0, 1800], ["O", "O", "IS", "O"])
+    fig = ov.gap_figure(df).to_dict()
+    values = {t["name"].split("<br>")[0]: sorted(t["y"]) for t in fig["data"]}
+    assert values == {"ordinary": [0.5, 2.0]}                            # the 0-second gap before the switch is left out
+    assert fig["layout"]["title"]["text"] == "Time gap before a post, by its label"
+
+
+def test_change_figure_spans_zero_to_one():
+    truth = pd.DataFrame({"word": ["a", "b"], "graded": [0.0, 0.4], "kind": ["stable", "gain"]})
+    assert list(ov.change_figure(truth).to_dict()["layout"]["xaxis"]["range"]) == [0, 1.0]
+
+
+def test_diffusion_figure_with_one_slice(world):
+    graph = world.social.graph
+    first = {u: 0 for u in graph.nodes}
+    community = {u: 0 for u in graph.nodes}
+    fig = ov.diffusion_figure(graph, first, community, 1).to_dict()
+    curve = next(t for t in fig["data"] if t.get("mode") == "lines+markers")
+    assert list(curve["x"]) == [0] and list(curve["y"]) == [1.0]
+    with pytest.raises(ValueError, match="n_slices=0"):
+        ov.diffusion_figure(graph, first, community, 0)

@@ -211,3 +211,55 @@ def test_what_if_panel_starts_from_the_posts_real_gap_even_past_four_days():
     gap = sliders.children[0]
     assert picks.children[1].value == "a3" and gap.value == pytest.approx(10 * 86400, rel=1e-3)
     assert bars.data[0].y[1] == pytest.approx(0.5, abs=1e-3)
+
+
+def _scores(macro: float, std: float, per_class: dict) -> dict:
+    return {"summary": {"f1": {n: {"mean": v, "std": 0.0} for n, v in per_class.items()},
+                        "macro_f1": {"mean": macro, "std": std}}}
+
+
+def test_results_table_gives_each_model_its_difference_from_the_reference():
+    res = {"control": _scores(0.60, 0.02, {"O": 0.9, "IS": 0.3}),
+           "TempoFormer": _scores(0.75, 0.05, {"O": 0.92, "IS": None})}
+    cells = [list(c) for c in figs.results_table(res, ["O", "IS"], reference="control").to_dict()["data"][0]["cells"]["values"]]
+    assert cells[0] == ["control", "TempoFormer"]
+    assert cells[1:3] == [["90.0", "92.0"], ["30.0", "–"]]               # a class never scored reads "–"
+    assert cells[3] == ["60.0 ± 2.0", "75.0 ± 5.0"]
+    assert cells[4] == ["", "+15.0"]                                     # the reference row has no difference
+    header = figs.results_table(res, ["O", "IS"]).to_dict()["data"][0]["header"]["values"]
+    assert "Δ macro" not in header                                       # no reference, no difference column
+
+
+def test_comparison_chart_draws_error_bars_on_a_zero_to_one_axis():
+    res = {"m": _scores(0.5, 0.1, {"O": 0.8, "IS": 0.2})}
+    d = figs.comparison_chart(res, ["O", "IS"]).to_dict()
+    assert d["data"][0]["error_y"]["visible"] is True and list(d["data"][0]["error_y"]["array"]) == [0.0, 0.0, 0.1]
+    assert list(d["layout"]["yaxis"]["range"]) == [0, 1]
+
+
+def test_probability_plot_marks_the_true_changes_at_their_posts():
+    tl = make_timelines(n_timelines=2, n_posts=(8,), labels=("O", "IS", "IE"), seed=3)
+    tid = tl.timeline_ids[0]
+    posts = tl.timeline(tid)
+    proba = np.full((len(tl.df), 3), 1 / 3)
+    d = figs.probability_plot(tl, tid, proba, ["O", "IS", "IE"]).to_dict()
+    x = {t["name"]: list(t["x"]) for t in d["data"]}
+    stamps = figs.probability_plot(tl, tid, proba, ["O", "IS", "IE"]).data[0].x
+    for name in ("IS", "IE"):
+        hits = [s for s, lab in zip(stamps, posts["label"]) if lab == name]
+        assert x[f"true {name}"] == hits and hits, name
+
+
+def test_timeline_plot_draws_unlabelled_posts_as_plain_circles():
+    tl = make_timelines(n_timelines=3, n_posts=(4,), labels=("O", "IS"), seed=1)
+    df = tl.df.copy()
+    df.loc[df["timeline_id"] == "tl2", "label"] = None
+    tl.df = df
+    d = figs.timeline_plot(tl).to_dict()
+    traces = {t["name"]: t for t in d["data"]}
+    assert traces["(unlabelled)"]["marker"]["symbol"] == "circle" and traces["(unlabelled)"]["marker"]["size"] == 8
+    assert traces["IS"]["marker"]["symbol"] == "diamond" and traces["IS"]["marker"]["size"] > 8
+    assert d["layout"]["title"]["text"].startswith("3 timelines")
+    many = make_timelines(n_timelines=14, n_posts=(2,), seed=2)
+    shown = {y for t in figs.timeline_plot(many).to_dict()["data"] for y in t["y"]}
+    assert shown == set(many.timeline_ids[:12])                          # the first 12 by default
