@@ -142,10 +142,16 @@ def attention_heatmap(att: dict, layer: int = -1, head: int | None = None, texts
     """Temporal rotary attention of one window (from `TempoFormerClassifier.temporal_attention`).
 
     Rows are query posts, columns key posts, labelled by their gap to the current post.
-    head=None averages the heads.
+    layer counts from 0 (negative: from the last); head=None averages the heads.
     """
-    a = np.asarray(att["attention"])[layer]
-    a = a.mean(0) if head is None else a[head]
+    layers = np.asarray(att["attention"])           # [upper layers, heads, query posts, key posts]
+    if not -len(layers) <= layer < len(layers):
+        raise ValueError(f"attention_heatmap: layer={layer}, but the model has {len(layers)} upper layer(s); "
+                         f"give 0 to {len(layers) - 1}, or -1 for the last")
+    if head is not None and not 0 <= head < layers.shape[1]:
+        raise ValueError(f"attention_heatmap: head={head}, but each layer has {layers.shape[1]} head(s); "
+                         f"give 0 to {layers.shape[1] - 1}, or None for their mean")
+    a = layers[layer].mean(0) if head is None else layers[layer][head]
     ticks = [f"{i}: {'−' + duration(g) if g else 'now'}" for i, g in enumerate(att["gaps"])]
     hover = None
     if texts is not None:
@@ -154,7 +160,7 @@ def attention_heatmap(att: dict, layer: int = -1, head: int | None = None, texts
                                text=hover, hovertemplate="query %{y}<br>key %{x}<br>weight %{z:.3f}"
                                + ("<br>%{text}" if hover else "") + "<extra></extra>"))
     which = "mean over heads" if head is None else f"head {head}"
-    fig.update_layout(title=title or f"temporal rotary attention (upper layer {layer}, {which})",
+    fig.update_layout(title=title or f"temporal rotary attention (upper layer {layer % len(layers) + 1} of {len(layers)}, {which})",
                       xaxis_title="key post (gap to current post)", yaxis_title="query post",
                       yaxis=dict(autorange="reversed"), template="plotly_white", height=420)
     return fig

@@ -263,3 +263,30 @@ def test_timeline_plot_draws_unlabelled_posts_as_plain_circles():
     many = make_timelines(n_timelines=14, n_posts=(2,), seed=2)
     shown = {y for t in figs.timeline_plot(many).to_dict()["data"] for y in t["y"]}
     assert shown == set(many.timeline_ids[:12])                          # the first 12 by default
+
+
+def test_attention_heatmap_layer_head_and_colour_scale():
+    # two upper layers, two heads, two posts: each (layer, head) its own pattern
+    att = {"attention": [[[[0.9, 0.1], [0.5, 0.5]], [[0.7, 0.3], [0.1, 0.9]]],
+                         [[[0.2, 0.8], [0.4, 0.6]], [[0.6, 0.4], [0.0, 1.0]]]], "gaps": [7200.0, 0.0]}
+    last = figs.attention_heatmap(att).to_dict()
+    np.testing.assert_allclose(arr(last["data"][0]["z"]), [[0.4, 0.6], [0.2, 0.8]])   # the last layer, heads averaged
+    assert last["layout"]["title"]["text"] == "temporal rotary attention (upper layer 2 of 2, mean over heads)"
+    assert last["data"][0]["zmin"] == 0 and last["data"][0]["zmax"] == pytest.approx(0.8)
+    assert list(last["data"][0]["x"]) == ["0: −2.0 h", "1: now"]
+    first = figs.attention_heatmap(att, layer=0, head=1).to_dict()
+    np.testing.assert_allclose(arr(first["data"][0]["z"]), [[0.7, 0.3], [0.1, 0.9]])
+    assert first["layout"]["title"]["text"] == "temporal rotary attention (upper layer 1 of 2, head 1)"
+    assert figs.attention_heatmap(att, layer=-2, head=0).to_dict()["data"][0]["zmax"] == pytest.approx(0.9)
+    for bad, match in (({"layer": 2}, "layer=2, but the model has 2"), ({"layer": -3}, "layer=-3"),
+                       ({"head": 2}, "head=2, but each layer has 2"), ({"head": -1}, "head=-1")):
+        with pytest.raises(ValueError, match=match):
+            figs.attention_heatmap(att, **bad)
+
+
+def test_window_chart_draws_each_class_when_named():
+    by_window = {"10": _scores(0.6, 0.1, {"O": 0.9, "IS": 0.3}), "5": _scores(0.5, 0.0, {"O": 0.8, "IS": 0.2})}
+    d = figs.window_chart(by_window, ["O", "IS"]).to_dict()
+    assert [t["name"] for t in d["data"]] == ["macro-F1", "F1 O", "F1 IS"]
+    assert list(arr(d["data"][2]["y"])) == [0.2, 0.3]                   # ordered by window size
+    assert [t["name"] for t in figs.window_chart(by_window).to_dict()["data"]] == ["macro-F1"]
