@@ -108,6 +108,13 @@ def gap_what_if(clf, timelines, post_ids, gaps, no_change: str | None = None) ->
     return change_probability(proba, clf.label_names_, no_change).reshape(len(post_ids), len(gaps))
 
 
+def longest_gap(timelines, at_least: float = 4 * 86400.0) -> float:
+    """The longest gap between two consecutive posts of one timeline, in seconds, and at least
+    ``at_least``: the top of a gap slider or sweep, so that every post's own gap lies on it."""
+    gaps = timelines.df.groupby("timeline_id", sort=False)["seconds"].diff().dropna()
+    return max(float(at_least), float(gaps.max()) if len(gaps) else 0.0)
+
+
 def gap_sweep(clf, timelines, post_id, gaps=None, no_change: str | None = None) -> pd.DataFrame:
     """p(change) of one post against its gap to the previous post (default: 1 s .. 4 days, log-spaced)."""
     gaps = np.geomspace(1.0, 4 * 86400.0, 41) if gaps is None else np.asarray(gaps, dtype=np.float64)
@@ -223,5 +230,5 @@ def describe_time_effect(res: dict, names=("TempoFormer", "control")) -> str:
     return "\n".join(lines)
 
 __all__ = ["CONTROL", "HIGH_GAP", "LOW_GAP", "NO_CHANGE", "change_posts", "change_probability", "describe_time_effect",
-           "gap_sensitivity", "gap_sweep", "gap_what_if", "kind_recall", "no_change_index", "score_model",
+           "gap_sensitivity", "gap_sweep", "gap_what_if", "kind_recall", "longest_gap", "no_change_index", "score_model",
            "time_blind", "time_effect", "world_change_kinds"]

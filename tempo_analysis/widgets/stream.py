@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from tempo_analysis.figures.stream import gap_sweep_chart, probability_plot
 from tempo_analysis.stream.classifier import what_if
-from tempo_analysis.stream.time_effect import change_posts, gap_sweep, gap_what_if
+from tempo_analysis.stream.time_effect import change_posts, gap_sweep, gap_what_if, longest_gap
 
 
 def timeline_viewer(clf, timelines, proba=None):
@@ -47,9 +47,7 @@ def what_if_panel(clf, timelines, timeline_id=None, max_window: int = 20):
     text = W.Textarea(layout=W.Layout(width="95%", height="70px"), description="text", continuous_update=False)
     # the slider reaches the longest real gap (at least 4 days): a slider clamps its value, and a capped
     # gap would show the prediction for another gap than the post's own
-    gaps = timelines.df.groupby("timeline_id", sort=False)["seconds"].diff().dropna()
-    longest = max(4 * 86400.0, float(gaps.max()) if len(gaps) else 0.0)
-    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(longest), step=0.05, description="gap (s)",
+    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(longest_gap(timelines)), step=0.05, description="gap (s)",
                            continuous_update=False, readout_format=".0f")
     window = W.IntSlider(min=1, max=max_window, value=clf.window, description="window", continuous_update=False)
     status = W.HTML()
@@ -112,7 +110,10 @@ def gap_sweep_panel(models: dict, timelines, post_ids=None, post_id=None):
     df = timelines.df.set_index("post_id")
     pick = W.Dropdown(options=[(f"{p}: {str(df.loc[p, 'text'])[:50]}", p) for p in ids],
                       value=post_id if post_id in ids else ids[0], description="post")
-    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(4 * 86400), step=0.05, value=10.0,
+    # the sweep and the slider reach the longest real gap (at least 4 days), so the post's own gap is on both
+    top = longest_gap(timelines)
+    gaps = np.geomspace(1.0, top, 41)
+    gap = W.FloatLogSlider(base=10, min=0, max=math.log10(top), step=0.05, value=10.0,
                            description="gap (s)", continuous_update=False, readout_format=".0f")
     status = W.HTML()
     fig = go.FigureWidget()
@@ -128,7 +129,7 @@ def gap_sweep_panel(models: dict, timelines, post_ids=None, post_id=None):
         pid = pick.value
         if state.get("post") != pid:
             state["post"] = pid
-            state["sweeps"] = {name: gap_sweep(m, timelines, pid) for name, m in models.items()}
+            state["sweeps"] = {name: gap_sweep(m, timelines, pid, gaps) for name, m in models.items()}
         now = {name: float(gap_what_if(m, timelines, [pid], [gap.value])[0, 0]) for name, m in models.items()}
         new = gap_sweep_chart(state["sweeps"], marker=gap.value, actual=actual_gap(pid), marker_y=now,
                               title=f"p(change) of {pid} against its gap")

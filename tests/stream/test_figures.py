@@ -213,6 +213,42 @@ def test_what_if_panel_starts_from_the_posts_real_gap_even_past_four_days():
     assert bars.data[0].y[1] == pytest.approx(0.5, abs=1e-3)
 
 
+def test_the_gap_sweep_reaches_the_longest_gap_in_the_data():
+    import math
+
+    import pandas as pd
+
+    from tempo_analysis.data.timelines import Timelines
+    from tempo_analysis.stream.time_effect import longest_gap
+    from tempo_analysis.widgets.stream import gap_sweep_panel
+
+    t0 = pd.Timestamp("2023-01-01", tz="UTC")
+    # timeline a: a 10-day silence before its last post; b starts 30 days after a ends (not a gap)
+    stamps = [t0, t0 + pd.Timedelta("1min"), t0 + pd.Timedelta(days=10, minutes=1),
+              t0 + pd.Timedelta(days=40), t0 + pd.Timedelta(days=40, hours=1)]
+    tl = Timelines.from_frame(pd.DataFrame(dict(timeline_id=["a", "a", "a", "b", "b"],
+                                                post_id=["a0", "a1", "a2", "b0", "b1"], timestamp=stamps,
+                                                label=["O", "O", "IS", "O", "IS"], text=["x y"] * 5)))
+    assert longest_gap(tl) == pytest.approx(10 * 86400)
+    assert longest_gap(tl, at_least=20 * 86400) == 20 * 86400
+    short = Timelines.from_frame(tl.df[tl.df["timeline_id"] == "b"].drop(columns="seconds"))
+    assert longest_gap(short) == 4 * 86400                                # at least 4 days by default
+
+    class GapReader:              # p(IS) = the post's gap in days / 20
+        window, label_names_ = 3, ["O", "IS"]
+
+        def predict_proba(self, timelines, window=None):
+            s = timelines.df["seconds"].to_numpy()
+            g = np.r_[0, np.diff(s)] / 86400 / 20
+            return np.c_[1 - g, g]
+
+    panel = gap_sweep_panel({"reader": GapReader()}, tl, post_ids=["a2"])
+    gap, fig = panel.children[0].children[1], panel.children[2]
+    assert gap.max == pytest.approx(math.log10(10 * 86400))
+    curve = next(t for t in fig.data if t.mode == "lines")
+    assert curve.x[-1] == pytest.approx(10 * 86400) and curve.y[-1] == pytest.approx(0.5)
+
+
 def _scores(macro: float, std: float, per_class: dict) -> dict:
     return {"summary": {"f1": {n: {"mean": v, "std": 0.0} for n, v in per_class.items()},
                         "macro_f1": {"mean": macro, "std": std}}}
