@@ -82,7 +82,9 @@ def ablation_bars(table: pd.DataFrame, *, title: str | None = None) -> go.Figure
         error_y=dict(type="data", symmetric=False, array=(table["ci_high"] - y).tolist(),
                      arrayminus=(y - table["ci_low"]).tolist())))
     fig.update_layout(title=title or "Spearman by method (bars: 95% bootstrap CI over targets; grey: time-blind)",
-                      yaxis_title="Spearman", template="plotly_white", height=420, yaxis_range=[-0.5, 1.05])
+                      yaxis_title="Spearman", template="plotly_white", height=420,
+                      # from -0.5, or lower when an interval reaches below it, so no whisker is cut off
+                      yaxis_range=[min(-0.5, float(table["ci_low"].min()) - 0.05), 1.05])
     return fig
 
 

@@ -46,6 +46,32 @@ def test_method_comparison_and_bars_and_table():
         figs.method_comparison(t.drop(columns="scorer"))
 
 
+def test_ablation_bars_colour_time_and_keep_every_whisker():
+    t = pd.DataFrame({"method": ["plain", "no-time", "temporal-attention"], "spearman": [0.5, 0.55, 0.6],
+                      "ci_low": [0.3, 0.35, 0.45], "ci_high": [0.7, 0.72, 0.8], "sees_time": [False, False, True]})
+    d = figs.ablation_bars(t).to_dict()
+    bars = d["data"][0]
+    assert list(bars["x"]) == ["plain", "no-time", "temporal-attention"]
+    assert bars["marker"]["color"] == ["#9e9e9e", "#9e9e9e", figs.PERIOD_COLOURS[1]]
+    np.testing.assert_allclose(bars["error_y"]["array"], [0.2, 0.17, 0.2])            # up to ci_high
+    np.testing.assert_allclose(bars["error_y"]["arrayminus"], [0.2, 0.2, 0.15])       # down to ci_low
+    assert bars["error_y"]["symmetric"] is False
+    assert list(d["layout"]["yaxis"]["range"]) == [-0.5, 1.05]
+    low = t.assign(ci_low=[-0.8, 0.35, 0.45])                  # an interval below -0.5: the axis follows it
+    assert figs.ablation_bars(low).to_dict()["layout"]["yaxis"]["range"][0] == pytest.approx(-0.85)
+    assert "grey: time-blind" in d["layout"]["title"]["text"]
+    with pytest.raises(ValueError, match="sees_time"):
+        figs.ablation_bars(t.drop(columns="sees_time"))
+
+
+def test_score_bars_put_missing_scores_last_and_mark_no_absent_word():
+    b = figs.score_bars(SCORES.iloc[[3, 2, 0, 1]], highlight="zzz").to_dict()
+    assert list(b["data"][0]["x"]) == ["a", "b", "c", "d"]                   # most changed first, NaN last
+    assert set(b["data"][0]["marker"]["color"]) == {"#9ecae1"} and b["layout"]["title"]["text"] == "Change scores"
+    with pytest.raises(ValueError, match="'kendall'"):
+        figs.method_comparison(pd.DataFrame({"method": ["p"], "scorer": ["c"], "spearman": [0.1]}), metric="kendall")
+
+
 def test_usage_map_figure_with_own_sentence():
     coords = np.array([[0, 0], [1, 1], [2, 2]])
     d = figs.usage_map(coords, ["old", "new", "new"], ["s1", "s2", "s3"], word="w", compared=["old", "new"],
