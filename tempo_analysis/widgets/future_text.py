@@ -76,15 +76,21 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
 
     def run(_=None):
         tok, year = fitted.tokenizer_, fitted.test_year_
-        ids = word_pieces(tok, word.value)
-        shown, labels, notes = shown_tokens(tok, [word.value, *words])
-        with busy.steps(1) as step:
-            before_bias, as_trained = forecast_bias(model, year), TemporalBiasProcessor(model, year)
-            with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
-                after_bias, injected = forecast_bias(model, year), TemporalBiasProcessor(model, year)
-            # both sides in one batch (on a CPU about the cost of one): the same draws every click
-            before, after = generate_together([as_trained, injected], tok, year, n, settings=settings)
-            step()
+        try:
+            ids = word_pieces(tok, word.value)
+            shown, labels, notes = shown_tokens(tok, [word.value, *words])
+            with busy.steps(1) as step:
+                before_bias, as_trained = forecast_bias(model, year), TemporalBiasProcessor(model, year)
+                with injected_trend(model, fitted.freq_table_, ids, last=last.value, factor=factor.value):
+                    after_bias, injected = forecast_bias(model, year), TemporalBiasProcessor(model, year)
+                # both sides in one batch (on a CPU about the cost of one): the same draws every click
+                before, after = generate_together([as_trained, injected], tok, year, n, settings=settings)
+                step()
+        except ValueError as e:   # a blank word, or one the history never saw: say so where the output goes
+            out.clear_output(wait=True)
+            with out:
+                display(W.HTML(f"<b>⚠</b> {html.escape(str(e))}"))
+            return
         out.clear_output(wait=True)
         with out:
             for note in notes:

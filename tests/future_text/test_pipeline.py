@@ -712,3 +712,29 @@ def test_the_lm_context_table_covers_the_years_before_the_test_year_over_the_mod
     assert table.features().shape[:2] == (len(table.years), len(S))
     np.testing.assert_array_equal(exp.token_ids_, np.union1d(np.flatnonzero(exp.freq_table_.counts.sum(0) > 0),
                                                              [exp.tokenizer_.eos_token_id]))
+
+
+@pytest.mark.parametrize("typed, says", [("  ", "non-empty word"), ("unseen", "none of these tokens occurs")])
+def test_trend_injector_shows_a_bad_word_in_its_output(exp, monkeypatch, typed, says):
+    """A blank word, or one the history never saw, is said where the output goes (an exception raised in a
+    button's callback reaches only JupyterLab's log, so the click looked like it did nothing); the
+    previous output is cleared, not left to be read as this word's, and no text is generated."""
+    pytest.importorskip("ipywidgets")
+    from tempo_analysis.widgets import future_text as wft
+
+    shown, calls = [], []
+    monkeypatch.setattr(wft, "display", shown.append)
+    monkeypatch.setattr(wft, "generate_together", lambda *a, **k: calls.append(a) or ([], []))
+    real = wft.injected_trend
+
+    def injected_trend(model, table, ids, **kw):   # "unseen": the library's refusal of a word the history lacks
+        if typed == "unseen":
+            raise DataError(f"token_ids={ids}: none of these tokens occurs in the history")
+        return real(model, table, ids, **kw)
+    monkeypatch.setattr(wft, "injected_trend", injected_trend)
+    box = wft.trend_injector(exp, "freq-nolstm", ["kernel"], n=1, settings=GEN, run_now=False)
+    word, go_btn = box.children[0].children[0], box.children[0].children[3]
+    word.value = typed
+    go_btn.click()
+    assert len(shown) == 1 and isinstance(shown[0], wft.W.HTML) and says in shown[0].value
+    assert not calls and not box.children[1].layout.visibility == "visible"   # the busy bar is hidden again
