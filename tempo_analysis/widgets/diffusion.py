@@ -6,6 +6,8 @@ functions); this module only wires ipywidgets to it.
 """
 from __future__ import annotations
 
+import html
+
 import ipywidgets as w
 from IPython.display import display
 
@@ -67,7 +69,7 @@ class DiffusionExplorer:
         try:
             self.result = analyze(self.index, self.graph, self.word.value, self.anchor.value, n_neighbors=n)
         except ValueError as err:   # unknown word etc.: say so, keep the last figures
-            self.status.value = f"<span style='color:#b00'>{err}</span>"
+            self.status.value = f"<span style='color:#b00'>{html.escape(str(err))}</span>"
             return
         self.status.value = _summary(self.result, self.truth)
         fig_map = network_map(self.graph, self.result.rhat, self.index.slices, n_neighbors=self.result.n_neighbors,

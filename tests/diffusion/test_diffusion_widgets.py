@@ -44,6 +44,8 @@ def test_explorer_updates_and_regenerates():
     assert "recovered mode: walk" in ex.status.value and "planted mode: <b>walk" in ex.status.value
     ex.word.value = "zebra"  # unknown word: message, last result kept
     assert "never occurs" in ex.status.value and ex.result.first == walk
+    ex.word.value = "<b>x</b>"  # the message shows what was typed, not markup
+    assert "&lt;b&gt;x&lt;/b&gt;" in ex.status.value and "<b>x</b>" not in ex.status.value
     ex.word.value = "cloud"
     ex.mode.value, ex.speed.value = "flight", 3
     ex.regen_button.click()
