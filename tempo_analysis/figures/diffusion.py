@@ -27,6 +27,15 @@ def graph_layout(graph: nx.Graph, seed: int = 0) -> dict:
     return {n: (float(p[0]), float(p[1])) for n, p in pos.items()}
 
 
+def _edge_lines(graph: nx.Graph, layout: dict) -> tuple[list, list]:
+    """x and y of one line trace that draws every edge: its two ends, then None to lift the pen."""
+    ex, ey = [], []
+    for a, b in graph.edges:
+        ex += [layout[a][0], layout[b][0], None]
+        ey += [layout[a][1], layout[b][1], None]
+    return ex, ey
+
+
 def network_map(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, n_neighbors: int | None = None,
                 layout: dict | None = None, word: str = "", anchor: str = "", first: dict | None = None,
                 start: int | None = None, title: str | None = None) -> go.Figure:
@@ -40,10 +49,7 @@ def network_map(graph: nx.Graph, rhat: pd.DataFrame, slices: list, *, n_neighbor
     if missing:
         raise ValueError(f"network_map: layout has no position for unit(s) {missing[:5]}; recompute graph_layout.")
     nodes = list(graph.nodes)
-    ex, ey = [], []
-    for a, b in graph.edges:
-        ex += [layout[a][0], layout[b][0], None]
-        ey += [layout[a][1], layout[b][1], None]
+    ex, ey = _edge_lines(graph, layout)
     edge_trace = go.Scatter(x=ex, y=ey, mode="lines", line=dict(color="#bbbbbb", width=1), hoverinfo="skip",
                             name="co-membership", showlegend=False)
     cmax = float(n_neighbors) if n_neighbors else float(max(rhat["rhat"].max(), 1.0))
@@ -147,10 +153,7 @@ def diffusion_small_multiples(graph: nx.Graph, rhat: pd.DataFrame, slices: list,
     if cmax is None:
         cmax = float(max(rhat["rhat"].max(), 1.0)) if value == "rhat" else float(rhat[value].max())
     by = rhat.groupby(["unit", "time"])[value].mean().to_dict()
-    ex, ey = [], []
-    for a, b in graph.edges:
-        ex += [layout[a][0], layout[b][0], None]
-        ey += [layout[a][1], layout[b][1], None]
+    ex, ey = _edge_lines(graph, layout)
     xs = [p[0] for p in layout.values()]
     ys = [p[1] for p in layout.values()]
     pad_x, pad_y = 0.08 * (max(xs) - min(xs) or 1.0), 0.08 * (max(ys) - min(ys) or 1.0)

@@ -176,3 +176,79 @@ def test_small_multiples_bad_input(small):
         figs.diffusion_small_multiples(g, rhat.drop(columns=["rhat"]), [0, 1])
     d = figs.diffusion_small_multiples(g, rhat, [0, 1, 2, 3, 4]).to_dict()   # 5 slices: 3 per row
     assert d["layout"]["xaxis4"]["domain"] == d["layout"]["xaxis"]["domain"]
+
+
+# a square with one diagonal, at positions that tell x from y
+SQUARE = nx.Graph([("a", "b"), ("b", "c"), ("c", "d"), ("d", "a"), ("a", "c")])
+AT = {"a": (0.0, 0.0), "b": (1.0, 0.0), "c": (1.0, 2.0), "d": (0.0, 2.0)}
+SQUARE_RHAT = pd.DataFrame({"unit": ["a", "b", "c", "d"], "time": [0, 0, 1, 1], "rhat": [0.2, 0.4, 0.6, 0.8]})
+
+
+def _segments(trace) -> set:
+    """The edges an edge trace draws, as sets of two end points (the pen lifts at each None)."""
+    xs, ys = list(trace["x"]), list(trace["y"])
+    assert xs[2::3] == [None] * (len(xs) // 3) and ys[2::3] == [None] * (len(ys) // 3)
+    return {frozenset({(xs[i], ys[i]), (xs[i + 1], ys[i + 1])}) for i in range(0, len(xs), 3)}
+
+
+def _drawn_edges():
+    return {frozenset({AT[a], AT[b]}) for a, b in SQUARE.edges}
+
+
+def test_network_map_draws_each_edge_between_its_nodes_and_each_node_at_its_place():
+    d = figs.network_map(SQUARE, SQUARE_RHAT, [0, 1], layout=AT, start=1).to_dict()
+    edges, *slices = d["data"]
+    assert _segments(edges) == _drawn_edges() and edges["showlegend"] is False
+    for s in slices:
+        assert list(zip(s["x"], s["y"])) == [AT[u] for u in SQUARE.nodes] and s["showlegend"] is False
+    assert slices[0]["marker"]["cmin"] == 0 and slices[0]["marker"]["cmax"] == 1.0   # r-hat below 1: the scale is 0-1
+    assert d["layout"]["sliders"][0]["active"] == 1 and slices[1]["visible"] is True and slices[0]["visible"] is False
+    assert d["layout"]["xaxis"]["visible"] is False and d["layout"]["yaxis"]["visible"] is False
+    wide = figs.network_map(SQUARE, SQUARE_RHAT.assign(rhat=[0.0, 9.0, 3.0, 1.0]), [0, 1], layout=AT).to_dict()
+    assert wide["data"][1]["marker"]["cmax"] == 9.0                                  # else up to the largest r-hat
+
+
+def test_small_multiples_draw_edges_between_nodes_and_frame_every_node():
+    d = figs.diffusion_small_multiples(SQUARE, SQUARE_RHAT, [0, 1], layout=AT).to_dict()
+    edges = [tr for tr in d["data"] if tr.get("mode") == "lines"]
+    assert len(edges) == 2 and all(_segments(e) == _drawn_edges() and e["showlegend"] is False for e in edges)
+    for tr in d["data"]:
+        if tr.get("hovertext"):
+            unit_at = {h.split("<b>")[1].split("</b>")[0]: (x, y) for h, x, y in zip(tr["hovertext"], tr["x"], tr["y"])}
+            assert all(AT[u] == xy for u, xy in unit_at.items())
+    # x spans 0-1 and y 0-2: each axis padded by 8% of its own span
+    assert d["layout"]["xaxis"]["range"] == pytest.approx([-0.08, 1.08])
+    assert d["layout"]["yaxis"]["range"] == pytest.approx([-0.16, 2.16])
+    assert d["layout"]["coloraxis"]["cmax"] == 1.0                                   # r-hat below 1: the scale is 0-1
+    line = {u: (0.5, float(i)) for i, u in enumerate("abcd")}                        # every x the same: pad 0.08
+    flat = figs.diffusion_small_multiples(SQUARE, SQUARE_RHAT, [0, 1], layout=line).to_dict()
+    assert flat["layout"]["xaxis"]["range"] == pytest.approx([0.42, 0.58])
+    assert "r̂" in flat["layout"]["coloraxis"]["colorbar"]["title"]["text"]          # no word: the value's name alone
+    assert "(" not in flat["layout"]["coloraxis"]["colorbar"]["title"]["text"]
+
+
+@pytest.mark.parametrize("n, rows, cols", [(1, 1, 1), (3, 1, 3), (4, 1, 4), (5, 2, 3), (7, 3, 3)])
+def test_small_multiples_one_row_up_to_four_slices_then_three_per_row(n, rows, cols):
+    d = figs.diffusion_small_multiples(SQUARE, SQUARE_RHAT, list(range(n)), layout=AT).to_dict()
+    xs = {k for k in d["layout"] if k.startswith("xaxis")}
+    ys = {round(d["layout"][k]["domain"][0], 6) for k in d["layout"] if k.startswith("yaxis")}
+    assert len(xs) == rows * cols and len(ys) == rows
+    if rows == 1:
+        assert d["layout"]["yaxis"]["domain"] == [0.0, 1.0]        # one row: no vertical spacing taken
+    else:                                                           # rows apart by the 0.08 spacing
+        lows = sorted({tuple(d["layout"][k]["domain"]) for k in d["layout"] if k.startswith("yaxis")})
+        assert lows[1][0] - lows[0][1] == pytest.approx(0.08)
+
+
+def test_graph_layout_spreads_nodes_in_two_dimensions_and_follows_the_seed():
+    g = nx.cycle_graph(6)
+    pos = figs.graph_layout(g, seed=3)
+    assert pos == figs.graph_layout(g, seed=3) and len({round(x - y, 6) for x, y in pos.values()}) > 1
+    tree = nx.path_graph(3)                                         # connected: started from Kamada-Kawai
+    assert figs.graph_layout(tree, seed=0) == figs.graph_layout(tree, seed=1)
+    apart = nx.Graph([(0, 1), (2, 3)])                              # not connected: spring layout from the seed
+    assert figs.graph_layout(apart, seed=0) != figs.graph_layout(apart, seed=1)
+    assert set(figs.graph_layout(nx.Graph([("x", "y")]))) == {"x", "y"}
+    assert list(figs.graph_layout(nx.empty_graph(["solo"]))) == ["solo"]
+    with pytest.raises(ValueError, match="no nodes"):
+        figs.graph_layout(nx.Graph())
