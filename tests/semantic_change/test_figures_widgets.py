@@ -24,6 +24,9 @@ def test_rank_scatter():
     assert list(words["x"]) == [1.0, 3.0, 2.0] and list(words["y"]) == [1.0, 2.0, 3.0]
     assert "Spearman ρ = 0.500" in d["layout"]["title"]["text"] and "(n = 3)" in d["layout"]["title"]["text"]
     assert d["layout"]["yaxis"]["autorange"] == "reversed"
+    assert list(d["data"][0]["x"]) == list(d["data"][0]["y"]) == [1, 3]   # the diagonal from rank 1 to n
+    assert words["marker"]["showscale"] is True
+    assert [list(c) for c in words["customdata"]] == [[0.9, 0.4], [0.2, 0.3], [0.5, 0.1]]   # (graded, score) per word
     with pytest.raises(ValueError, match="nothing to plot"):
         figs.rank_scatter(SCORES.assign(word=list("wxyz")), TRUTH)
 
