@@ -252,3 +252,15 @@ def test_graph_layout_spreads_nodes_in_two_dimensions_and_follows_the_seed():
     assert list(figs.graph_layout(nx.empty_graph(["solo"]))) == ["solo"]
     with pytest.raises(ValueError, match="no nodes"):
         figs.graph_layout(nx.Graph())
+
+
+def test_small_multiples_ring_the_first_holders_in_their_slice_on_hidden_axes():
+    d = figs.diffusion_small_multiples(SQUARE, SQUARE_RHAT, [0, 1], layout=AT, word="cloud", anchor="server",
+                                       first={"a": 0, "c": 1, "b": None}).to_dict()
+    rings = {tr["name"]: list(zip(tr["x"], tr["y"])) for tr in d["data"] if tr["name"] in ("first 0", "first 1")}
+    assert rings == {"first 0": [AT["a"]], "first 1": [AT["c"]]}
+    assert all(tr["showlegend"] is False for tr in d["data"] if tr["name"] in rings or tr["name"].startswith("slice "))
+    assert d["layout"]["xaxis"]["visible"] is False and d["layout"]["yaxis"]["visible"] is False
+    assert d["layout"]["title"]["text"] == "r̂(cloud → server) per unit, one panel per time slice"
+    plain = figs.diffusion_small_multiples(SQUARE, SQUARE_RHAT, [0, 1], layout=AT).to_dict()
+    assert plain["layout"]["title"]["text"] == "the social network per time slice"

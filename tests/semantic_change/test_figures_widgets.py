@@ -82,6 +82,11 @@ def test_usage_map_figure_with_own_sentence():
     assert [t["name"] for t in d["data"]] == ["old", "new", "your sentence"]
     assert list(d["data"][1]["text"]) == ["s2", "s3"] and d["data"][2]["marker"]["symbol"] == "star"
     assert "looks like: new" in d["data"][2]["hovertemplate"]
+    # each usage at its own (x, y); without `compared` the periods come in order of first appearance
+    coords = np.array([[0.0, 5.0], [1.0, 6.0], [2.0, 7.0]])
+    d = figs.usage_map(coords, [2000, 1900, 2000], ["s1", "s2", "s3"], word="w").to_dict()
+    assert [t["name"] for t in d["data"]] == ["2000", "1900"]
+    assert list(d["data"][0]["x"]) == [0.0, 2.0] and list(d["data"][0]["y"]) == [5.0, 7.0]
 
 
 @pytest.fixture(scope="module")
