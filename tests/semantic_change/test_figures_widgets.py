@@ -183,6 +183,43 @@ def test_widgets_build_and_react(dwug_result):
     assert probe.children[1].value == "The plane landed."
 
 
+def test_scoring_whatif_opens_at_the_first_word_with_every_usage_and_shows_spearman(dwug_result):
+    from tempo_analysis.evaluation.ranking import correlate
+    from tempo_analysis.widgets.semantic_change import rescore, scoring_whatif, word_explorer
+    _, r = dwug_result
+    box = scoring_whatif(r)
+    (word, _, _), (h, n), label = box.children[0].children, box.children[1].children, box.children[2]
+    assert word.value == r.targets_[0]
+    n_cols = r.scores_.filter(like="n_")
+    assert n.max == n.value == int(n_cols.max().max()) and n.min == 2 and h.min == 1
+    df, m = rescore(r, layers=h.value, n=n.value, scorer=r.config.scorer)
+    assert m == correlate(df, r.truth_) and f"Spearman {m['spearman']:.3f}" in label.value
+    # no graded truth: no Spearman, and no error
+    assert rescore(type("NoTruth", (), {"rescore": r.rescore, "truth_": None})(), layers=1, n=4,
+                   scorer=r.config.scorer)[1] == {}
+    explorer = word_explorer(r, method="pca")
+    assert explorer.children[0].value == r.targets_[0]
+
+
+def test_scoring_whatif_n_slider_reaches_the_most_usages_any_word_has():
+    """The n slider's top is the largest usage count of any word in any period (a word with fewer
+    usages is scored on all it has), not the smallest."""
+    from types import SimpleNamespace
+
+    from tempo_analysis.widgets.semantic_change import scoring_whatif
+    asked = []
+
+    def rescore(**kw):
+        asked.append(kw["n"])
+        return pd.DataFrame({"word": ["a", "b"], "score": [0.2, 0.1], "rank": [1, 2]})
+
+    ranker = SimpleNamespace(config=SimpleNamespace(layers=2, scorer="cosine", zscore=False), targets_=["a", "b"],
+                             vectors_=SimpleNamespace(layers=[1, 2, 3]), truth_=None, rescore=rescore,
+                             scores_=pd.DataFrame({"word": ["a", "b"], "n_old": [3, 7], "n_new": [5, 2]}))
+    n = scoring_whatif(ranker).children[1].children[1]
+    assert n.max == n.value == 7 and asked[0] == 7
+
+
 def test_the_notebook_cache_tells_apart_data_of_one_name(tiny_path, tmp_path, monkeypatch):
     """fit_cached keys on the data's contents, not only its name: a world from another folder or
     another sentence cap is fitted anew, and the same data is read back from the cache."""
