@@ -738,3 +738,29 @@ def test_trend_injector_shows_a_bad_word_in_its_output(exp, monkeypatch, typed, 
     go_btn.click()
     assert len(shown) == 1 and isinstance(shown[0], wft.W.HTML) and says in shown[0].value
     assert not calls and not box.children[1].layout.visibility == "visible"   # the busy bar is hidden again
+
+
+def test_figures_at_their_edges():
+    """Pure-figure checks on hand-made tables (no model): each forecast series in its own markers, the
+    reference model's bar and line, 3-decimal tables, padded columns and counted trending words."""
+    trends = pd.DataFrame({"word": ["kernel"] * 4, "year": [2014, 2015, 2016, 2016],
+                           "series": ["actual", "actual", "forecast: freq", "forecast: last-n"],
+                           "value": [0.1, 0.2, 0.25, 0.3]})
+    d = figs.frequency_trends(trends).to_dict()
+    assert {t["name"]: list(t["y"]) for t in d["data"]} == {
+        "kernel (actual)": [0.1, 0.2], "kernel (forecast: freq)": [0.25], "kernel (forecast: last-n)": [0.3]}
+    with pytest.raises(ValueError, match="'series'"):
+        figs.frequency_trends(trends.drop(columns="series"))
+    assert figs.frequency_trends(trends.assign(extra=1)).to_dict()["data"]          # extra columns are fine
+    results = pd.DataFrame({"model": ["baseline", "freq"], "test_ppl": [40.12345, 38.98765]})
+    b = figs.metric_bars(results, "test_ppl").to_dict()
+    assert b["data"][0]["marker"]["color"] == [figs.PALETTE[1], figs.PALETTE[0]]    # the reference stands out
+    line = [s for s in b["layout"]["shapes"] if s["type"] == "line"]
+    assert len(line) == 1 and line[0]["y0"] == pytest.approx(40.12345)              # at the reference's value
+    assert figs.variants_table(results).to_dict()["data"][0]["cells"]["values"][1] == [40.123, 38.988]
+    s = figs.side_by_side(["the transformer, a Transformer"], ["one", "two transformer"], ["transformer"]).to_dict()
+    left, right = s["data"][0]["cells"]["values"]
+    assert len(left) == len(right) == 2 and left[1] == ""                           # the shorter side is padded
+    assert s["data"][0]["header"]["values"] == ["<b>baseline</b> (2 trending words)",
+                                                "<b>temporal bias</b> (1 trending words)"]
+    assert "(0 trending words)" in figs.side_by_side(["a transformer"], ["b"]).to_dict()["data"][0]["header"]["values"][0]
