@@ -9,13 +9,15 @@ from tempo_analysis.diffusion.analysis import ContextIndex  # noqa: E402
 from tempo_analysis.widgets.diffusion import DiffusionExplorer  # noqa: E402
 
 
-def _index(adopters):
-    """3 units on a path, 3 slices; 'cloud' points at 'server' in adopting (unit, slice) pairs."""
-    words = ["cloud", "server", "rain", "f1", "f2", "f3", "f4", "f5"]
-    basis = np.eye(9, dtype=np.float32)
-    rows = []
+def _index(adopters, extra=None):
+    """3 units on a path, 3 slices; 'cloud' points at 'server' in adopting (unit, slice) pairs.
+    extra: {word: how many usages} added at unit a, slice 0."""
+    extra = extra or {}
+    words = ["cloud", "server", "rain", "f1", "f2", "f3", "f4", "f5", *extra]
+    basis = np.eye(len(words) + 1, dtype=np.float32)
+    rows = [(w, "a", 0, basis[words.index(w)]) for w, k in extra.items() for _ in range(k)]
     for t in range(3):
-        for w_i, w in enumerate(words[1:], start=1):
+        for w_i, w in enumerate(words[1:8], start=1):
             rows += [(w, "a", t, basis[w_i])] * 6
         for u in ("a", "b", "c"):
             near = (adopters.get(u) is not None and adopters[u] <= t)
@@ -70,3 +72,15 @@ def test_explorer_controls_open_at_the_shown_worlds_mode_and_speed():
                            truth={"mode": "flight", "walk_share": 0.0}, regenerate=regenerate)
     ex.regen_button.click()
     assert calls == [("flight", SocialWorldConfig().speed)]
+
+
+def test_explorer_offers_words_used_five_times_and_still_takes_any_typed_word():
+    g = nx.path_graph(["a", "b", "c"])
+    ex = DiffusionExplorer(_index({"a": 0, "b": 1, "c": 2}, extra={"five": 5, "four": 4}), g, "cloud", "server")
+    assert "five" in ex.word.options and "four" not in ex.word.options and ex.anchor.options == ex.word.options
+    assert ex.word.ensure_option is False and ex.anchor.ensure_option is False   # a word off the list can be typed
+    assert ex.n.value == 0 and ex.n.min == 0 and ex.result.n_neighbors >= 1        # 0 = auto, the analysis chooses
+    ex.n.value = 2
+    assert ex.result.n_neighbors == 2
+    fixed = DiffusionExplorer(_index({"a": 0, "b": 1, "c": 2}), g, "cloud", "server", n_neighbors=3)
+    assert fixed.n.value == 3 and fixed.result.n_neighbors == 3
