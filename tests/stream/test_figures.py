@@ -213,6 +213,49 @@ def test_what_if_panel_starts_from_the_posts_real_gap_even_past_four_days():
     assert bars.data[0].y[1] == pytest.approx(0.5, abs=1e-3)
 
 
+def test_what_if_panel_opens_at_the_fourth_post_reads_each_posts_own_gap_and_predicts_once_per_move():
+    import pandas as pd
+
+    from tempo_analysis.data.timelines import Timelines
+
+    t0 = pd.Timestamp("2023-01-01", tz="UTC")
+    offsets = [0, 60, 3660, 3670, 90000, 90060]                   # gaps 1 min, 1 h, 10 s, ~1 day, 1 min
+    rows = [dict(timeline_id="a", post_id=f"a{i}", timestamp=t0 + pd.Timedelta(seconds=o), label="O", text=f"x{i}")
+            for i, o in enumerate(offsets)]
+    rows += [dict(timeline_id="b", post_id=f"b{i}", timestamp=t0 + pd.Timedelta(days=9, minutes=i), label="O",
+                  text=f"y{i}") for i in range(2)]
+    tl = Timelines.from_frame(pd.DataFrame(rows))
+    calls = []
+
+    class Reader:
+        window, label_names_ = 3, ["O", "IS"]
+
+        def predict_proba(self, timelines, window=None):
+            calls.append(1)
+            return np.tile([0.7, 0.3], (len(timelines.df), 1))
+
+    panel = what_if_panel(Reader(), tl)
+    (tl_pick, post_pick, _), gap, window = panel.children[0].children, *panel.children[2].children
+    assert tl_pick.value == "a" and post_pick.value == "a3" and gap.value == pytest.approx(10.0)   # the 4th post
+    assert window.min == 1 and window.max == 20 and window.value == 3
+    for post, seconds in (("a2", 3600.0), ("a4", 86330.0), ("a1", 60.0)):
+        calls.clear()
+        post_pick.value = post
+        assert gap.value == pytest.approx(seconds, rel=0.01) and len(calls) == 1, post   # one prediction a move
+    calls.clear()
+    tl_pick.value = "b"                                            # two posts: the last one is picked
+    assert post_pick.value == "b1" and gap.value == pytest.approx(60.0, rel=0.01) and len(calls) == 1
+    calls.clear()
+    post_pick.value = "b0"                                         # a first post has no gap: the slider is off
+    assert gap.disabled and len(calls) == 1
+
+
+def test_timeline_viewer_opens_at_the_first_timeline(fitted):
+    clf, tl = fitted
+    pick, fig = timeline_viewer(clf, tl).children
+    assert pick.value == tl.timeline_ids[0] and str(tl.timeline_ids[0]) in fig.layout.title.text
+
+
 def test_the_gap_sweep_reaches_the_longest_gap_in_the_data():
     import math
 
