@@ -5,6 +5,7 @@ a gap is written the same way on a heatmap's ticks as in the overview's hover.
 """
 from __future__ import annotations
 
+import html
 import math
 import textwrap
 
@@ -18,6 +19,11 @@ def hover_text(text, width: int = 60, max_chars: int | None = 400) -> str:
     Longer text is cut to ``max_chars`` characters ending in "…" (None keeps it all), so a long
     document does not fill the plot. Words are not broken (a longer word gets a line of its own);
     None, NaN and blank text give "".
+
+    The text is shown as written, never as markup: HTML entities in it (``&amp;``, as tweets carry)
+    are read first, then ``&``, ``<`` and ``>`` are escaped for plotly, which reads hover text as a
+    small HTML subset. So "a <b> tag" shows its angle brackets and "Q&amp;A" shows "Q&A". Widths
+    and the cut count the characters a reader sees, not the escapes.
     """
     if width < 1:
         raise ValueError(f"hover_text: width={width}; give at least 1 character per line")
@@ -25,10 +31,11 @@ def hover_text(text, width: int = 60, max_chars: int | None = 400) -> str:
         raise ValueError(f"hover_text: max_chars={max_chars}; give at least 1, or None for no limit")
     if text is None or (isinstance(text, float) and math.isnan(text)):
         return ""
-    text = " ".join(str(text).split())
+    text = " ".join(html.unescape(str(text)).split())
     if max_chars is not None and len(text) > max_chars:
         text = text[: max_chars - 1].rstrip() + ELLIPSIS
-    return "<br>".join(textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False))
+    lines = textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+    return "<br>".join(html.escape(line, quote=False) for line in lines)
 
 
 def duration(seconds) -> str:

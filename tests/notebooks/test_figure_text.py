@@ -43,6 +43,17 @@ def test_hover_text_of_nothing_and_of_any_whitespace():
         hover_text("x", max_chars=0)
 
 
+def test_hover_text_shows_markup_as_text_and_reads_entities_once():
+    # plotly reads hover text as HTML: a post's own "<b>" must not turn bold, "&" must stay "&"
+    assert hover_text("a <b>bold</b> claim") == "a &lt;b&gt;bold&lt;/b&gt; claim"
+    assert hover_text("Q&A on x<y") == "Q&amp;A on x&lt;y"
+    # tweets carry entities already: read once, so the reader sees "&", not "&amp;"
+    assert hover_text("Q&amp;A &lt;3") == hover_text("Q&A <3") == "Q&amp;A &lt;3"
+    # widths and the cut count what the reader sees, not the escapes
+    assert hover_text("a&b c&d", width=3) == "a&amp;b<br>c&amp;d"
+    assert hover_text("<<<<<", max_chars=4) == "&lt;&lt;&lt;…"
+
+
 @pytest.mark.parametrize("seconds, words", [
     (0, "0 s"), (12.4, "12 s"), (59.6, "60 s"), (60, "1.0 min"), (300, "5.0 min"), (3599, "60.0 min"),
     (3600, "1.0 h"), (3 * 3600 + 720, "3.2 h"), (86399, "24.0 h"), (86400, "1.0 d"), (2.1 * 86400, "2.1 d"),
