@@ -48,3 +48,28 @@ def world():
     from .whatif_world import build_world
 
     return build_world()
+
+
+TINY = dict(lm="tiny", vocab_size=300, n_layer=1, n_embd=16, n_head=2, block_size=64, pretrain_epochs=1,
+            finetune_steps=30, eval_every=10, batch_size=64, window=2, last_n=(1,), lstm_hidden=8)
+
+
+def _generation():
+    from tempo_analysis.future_text.generation import GenerationSettings
+
+    return GenerationSettings(max_new_tokens=12, min_new_tokens=4, num_beams=2)
+
+
+GEN = _generation()
+
+
+@pytest.fixture(scope="module")
+def exp():
+    """A FutureTextModel of every variant on tiny settings, fitted on ``toy_frame()`` and scored."""
+    from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
+
+    torch.set_num_threads(1)
+    e = FutureTextModel(default_settings(**TINY), variants=["baseline", "last-n", "freq-nolstm", "freq"])
+    assert e.fit(toy_frame()) is e
+    e.score(meteor_texts=2, generation=GEN)
+    return e

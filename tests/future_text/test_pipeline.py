@@ -21,21 +21,7 @@ from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.whatif import (bias_by_factor, expected_token_probs, forecast_bias, injected_trend,
                                                shown_tokens, trend_frame, word_pieces, word_token)
 
-from .conftest import toy_frame
-
-TINY = dict(lm="tiny", vocab_size=300, n_layer=1, n_embd=16, n_head=2, block_size=64, pretrain_epochs=1,
-            finetune_steps=30, eval_every=10, batch_size=64, window=2, last_n=(1,), lstm_hidden=8)
-GEN = GenerationSettings(max_new_tokens=12, min_new_tokens=4, num_beams=2)
-
-
-@pytest.fixture(scope="module")
-def exp():
-    torch.set_num_threads(1)
-    e = FutureTextModel(default_settings(**TINY), variants=["baseline", "last-n", "freq-nolstm", "freq"])
-    assert e.fit(toy_frame()) is e
-    e.score(meteor_texts=2, generation=GEN)
-    return e
-
+from .conftest import GEN, TINY, toy_frame
 
 def test_the_pretrained_lm_stays_frozen(exp):
     """Only the bias models train: the frozen LM's cached states would go stale otherwise."""
@@ -549,27 +535,6 @@ def test_history_frame_gives_the_frequency_counts_and_must_cover_the_training_ye
         e._setup(sub, history=full[full["year"] != 2011])
 
 
-def test_trend_injector_shows_both_sides_from_one_batch(exp, monkeypatch):
-    """The widget's click: one batched generate for the as-trained and the injected texts (on a CPU about
-    the cost of one), the same as-trained texts on every click, and an injected side that moves."""
-    pytest.importorskip("ipywidgets")
-    from tempo_analysis.widgets import future_text as wft
-
-    calls, shown = [], []
-    real = wft.generate_together
-    monkeypatch.setattr(wft, "generate_together", lambda *a, **k: calls.append(a[0]) or real(*a, **k))
-    monkeypatch.setattr(wft, "display", lambda x: shown.append(x) if not isinstance(x, wft.W.HTML) else None)
-    box = wft.trend_injector(exp, "freq-nolstm", ["kernel"], n=2, settings=GEN, run_now=True)
-    assert len(calls) == 1 and len(calls[0]) == 2 and len(shown) == 2
-    bias_fig, texts_fig = shown
-    factor, go_btn = box.children[0].children[1], box.children[0].children[3]
-    factor.value = 32.0
-    go_btn.click()
-    assert len(calls) == 2 and len(calls[1]) == 2 and len(shown) == 4
-    assert shown[2].to_json() != bias_fig.to_json()        # the forecast bias moved with the factor
-    assert shown[3].data[0].cells.values[0] == texts_fig.data[0].cells.values[0]   # as trained: the same draws
-
-
 def test_generation_decodes_inside_packed_linears(exp, monkeypatch):
     """generate_together decodes inside cpu_linears.packed_linears, told the batch's rows (texts x beams)."""
     from tempo_analysis.future_text import generation
@@ -712,32 +677,6 @@ def test_the_lm_context_table_covers_the_years_before_the_test_year_over_the_mod
     assert table.features().shape[:2] == (len(table.years), len(S))
     np.testing.assert_array_equal(exp.token_ids_, np.union1d(np.flatnonzero(exp.freq_table_.counts.sum(0) > 0),
                                                              [exp.tokenizer_.eos_token_id]))
-
-
-@pytest.mark.parametrize("typed, says", [("  ", "non-empty word"), ("unseen", "none of these tokens occurs")])
-def test_trend_injector_shows_a_bad_word_in_its_output(exp, monkeypatch, typed, says):
-    """A blank word, or one the history never saw, is said where the output goes (an exception raised in a
-    button's callback reaches only JupyterLab's log, so the click looked like it did nothing); the
-    previous output is cleared, not left to be read as this word's, and no text is generated."""
-    pytest.importorskip("ipywidgets")
-    from tempo_analysis.widgets import future_text as wft
-
-    shown, calls = [], []
-    monkeypatch.setattr(wft, "display", shown.append)
-    monkeypatch.setattr(wft, "generate_together", lambda *a, **k: calls.append(a) or ([], []))
-    real = wft.injected_trend
-
-    def injected_trend(model, table, ids, **kw):   # "unseen": the library's refusal of a word the history lacks
-        if typed == "unseen":
-            raise DataError(f"token_ids={ids}: none of these tokens occurs in the history")
-        return real(model, table, ids, **kw)
-    monkeypatch.setattr(wft, "injected_trend", injected_trend)
-    box = wft.trend_injector(exp, "freq-nolstm", ["kernel"], n=1, settings=GEN, run_now=False)
-    word, go_btn = box.children[0].children[0], box.children[0].children[3]
-    word.value = typed
-    go_btn.click()
-    assert len(shown) == 1 and isinstance(shown[0], wft.W.HTML) and says in shown[0].value
-    assert not calls and not box.children[1].layout.visibility == "visible"   # the busy bar is hidden again
 
 
 def test_figures_at_their_edges():

@@ -14,7 +14,7 @@ from tempo_analysis.future_text.pipeline import FutureTextModel, default_setting
 from tempo_analysis.future_text.whatif import trend_response, word_pieces
 
 from .conftest import toy_frame
-from .test_pipeline import TINY
+from .conftest import TINY
 
 
 @pytest.fixture(scope="module")
