@@ -24,6 +24,8 @@ import importlib
 import sys
 import warnings
 
+from tempo_analysis import __version__
+
 # Module name -> group; the group's own module chooses its command name (e.g. "semantic-change").
 GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text", "encoder")
 
@@ -34,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="tempo-analysis",
         description="Temporal NLP: stream classification, semantic change, social diffusion, future text.",
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in GROUPS:
         try:

@@ -1,8 +1,12 @@
 """Each command group typed alone prints its own help and exits 2; a missing required option is named."""
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+from tempo_analysis import __version__
 from tempo_analysis.cli import main
 
 GROUPS = {"stream": ["evaluate", "compare", "time-effect"], "semantic-change": ["rank"],
@@ -16,6 +20,15 @@ def test_a_group_alone_prints_its_own_help_and_exits_2(group, capsys):
     out = capsys.readouterr().out
     assert out.startswith(f"usage: tempo-analysis {group} "), out[:120]
     assert all(command in out for command in GROUPS[group])
+
+
+def test_version_prints_the_packages_version(capsys):
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.strip() == f"tempo-analysis {__version__}"
+    pyproject = (Path(__file__).resolve().parents[2] / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^version = "([^"]+)"', pyproject, re.M).group(1) == __version__   # one version, not two
 
 
 # command line without one required option, the option the error must name
