@@ -14,10 +14,14 @@ from .conftest import GEN
 pytest.importorskip("ipywidgets")
 
 
-def _fake_generate(calls, tag="text"):
-    """A generate_together stand-in that records (models, year, n, seed, alphas) and returns labelled texts."""
+def _fake_generate(calls, tag="text", used=None):
+    """A generate_together stand-in that records (models, year, n, seed, alphas) in ``calls`` and the
+    settings in ``used``, and returns labelled texts."""
+    used = [] if used is None else used
+
     def generate_together(models, tok, year, n, settings=None, alphas=None):
         calls.append((tuple(models), year, n, settings.seed, list(alphas) if alphas is not None else None))
+        used.append(settings)
         k = len(calls)
         return tuple([f"{tag}{k} side{i} year{year}"] * n for i in range(len(models)))
     return generate_together
@@ -51,6 +55,8 @@ def test_generation_explorer_controls_and_what_a_click_generates(exp, monkeypatc
 
     go_btn.click()
     assert calls == [((baseline, model), exp.test_year_, 2, GEN.seed, [None, alpha.value])]
+    bar = box.children[1]
+    assert (bar.max, bar.value, bar.layout.visibility) == (1, 1, "hidden")   # one step, done, hidden again
     cells = shown[-1].data[0].cells.values
     assert [c.split("<br>")[0] for c in cells[0]] == [f"text1 side0 year{exp.test_year_}"] * 2   # baseline left
     assert cells[1][0].startswith("text1 side1")
@@ -69,14 +75,23 @@ def test_generation_explorer_controls_and_what_a_click_generates(exp, monkeypatc
     assert len(shown) == 4
 
 
-def test_generation_explorer_runs_at_once_by_default(exp, monkeypatch):
+def test_both_widgets_run_at_once_by_default_with_three_texts_and_the_settings_given(exp, monkeypatch):
+    """By default each widget generates at once, three texts a side, with the fitted model's own
+    generation settings; settings given are used as they are."""
     from tempo_analysis.widgets import future_text as wft
 
-    calls = []
-    monkeypatch.setattr(wft, "generate_together", _fake_generate(calls))
+    calls, used = [], []
+    monkeypatch.setattr(wft, "generate_together", _fake_generate(calls, used=used))
     monkeypatch.setattr(wft, "display", lambda x: None)
+    wft.generation_explorer(exp, "baseline", "freq")
+    wft.trend_injector(exp, "freq-nolstm", ["kernel"])
+    assert [c[2] for c in calls] == [3, 3]
+    own = exp.generation_settings()
+    assert own.max_new_tokens != GEN.max_new_tokens                    # so the two cases below differ
+    assert [u.to_dict() for u in used] == [own.to_dict()] * 2
     wft.generation_explorer(exp, "baseline", "freq", n=1, settings=GEN)
-    assert len(calls) == 1
+    wft.trend_injector(exp, "freq-nolstm", ["kernel"], n=1, settings=GEN)
+    assert [u.to_dict() for u in used[2:]] == [GEN.to_dict()] * 2
 
 
 def test_trend_injector_controls_start_where_the_notebook_reads_them(exp, monkeypatch):
@@ -96,6 +111,9 @@ def test_trend_injector_controls_start_where_the_notebook_reads_them(exp, monkey
     monkeypatch.setattr(type(model), "history_years", property(lambda self: [2013, 2014]))   # a two-year history
     last = wft.trend_injector(exp, "freq-nolstm", (), n=1, settings=GEN, run_now=False).children[0].children[2]
     assert last.max == 2 and last.value <= 2
+    monkeypatch.setattr(type(model), "history_years", property(lambda self: list(range(2005, 2012))))
+    last = wft.trend_injector(exp, "freq-nolstm", (), n=1, settings=GEN, run_now=False).children[0].children[2]
+    assert last.max == 5                                               # a long history: at most 5 years
 
 
 def test_trend_injector_injects_the_typed_word_over_the_chosen_years(exp, monkeypatch):
@@ -114,6 +132,8 @@ def test_trend_injector_injects_the_typed_word_over_the_chosen_years(exp, monkey
     word.value, factor.value, last.value = "transformer", 4.0, 2
     go_btn.click()
     (table, ids, kw), = seen
+    bar = box.children[1]
+    assert (bar.max, bar.value, bar.layout.visibility) == (1, 1, "hidden")
     assert table is exp.freq_table_ and ids == wft.word_pieces(exp.tokenizer_, "transformer")
     assert kw == {"last": 2, "factor": 4.0}
     bars = [f for f in shown if isinstance(f, go.Figure) and "Forecast bias" in (f.layout.title.text or "")]
