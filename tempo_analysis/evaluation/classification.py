@@ -173,13 +173,16 @@ def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev
 
 
 def format_table(results: dict[str, dict], label_names) -> str:
-    """Short text table: one row per model, per-class F1 and macro F1 as mean±std (percent)."""
+    """Short text table: one row per model, per-class F1 and macro F1 as mean±std (percent).
+
+    A row of one run says "(1 run)" instead of a std, which one run does not have."""
     head = ["model"] + list(label_names) + ["macro-F1"]
     rows = []
     for name, res in results.items():
         s = res["summary"] if "summary" in res else res
         cells = [f"{100 * s['f1'][n]['mean']:.1f}" if s['f1'][n]['mean'] is not None else "–" for n in label_names]
-        cells.append(f"{100 * s['macro_f1']['mean']:.1f} ± {100 * s['macro_f1']['std']:.1f}")
+        mean = f"{100 * s['macro_f1']['mean']:.1f}"
+        cells.append(f"{mean} (1 run)" if s.get("n_runs") == 1 else f"{mean} ± {100 * s['macro_f1']['std']:.1f}")
         rows.append([name] + cells)
     widths = [max(len(str(r[i])) for r in rows + [head]) for i in range(len(head))]
     line = lambda r: "  ".join(str(c).ljust(w) for c, w in zip(r, widths))  # noqa: E731

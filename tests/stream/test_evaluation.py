@@ -132,6 +132,9 @@ def test_cross_validate_and_aggregate():
     assert "macro-F1" in table and "random" in table
     one = aggregate(res["runs"][:1], ["no", "yes"])
     assert one["macro_f1"]["std"] == 0.0
+    assert f"{100 * s['macro_f1']['mean']:.1f} ± {100 * s['macro_f1']['std']:.1f}" in table
+    single = format_table({"random": one}, ["no", "yes"])             # one run has no std to show
+    assert f"{100 * one['macro_f1']['mean']:.1f} (1 run)" in single and "±" not in single
     lines = table.splitlines()                                         # each column as wide as its widest cell
     cells = [re.split(r"\s{2,}", line.strip()) for line in (lines[0], lines[2])]
     assert [len(d) for d in lines[1].split()] == [max(len(a), len(b)) for a, b in zip(*cells)]
