@@ -26,6 +26,20 @@ def test_a_live_control_responds_every_time():
     assert slider.value == 10.0 and out.value == "p = 0.00"
 
 
+def test_find_widget_searches_depth_first():
+    inner, outer = W.HTML(value="inner"), W.HTML(value="outer")
+    root = W.VBox([W.HBox([W.Dropdown(options=["a"], description="post"), inner]), outer])
+    assert find_widget(root, kind=W.HTML) is inner          # the first in reading order, not the shallowest
+
+
+def test_a_control_that_stops_responding_is_reported():
+    slider = W.FloatLogSlider(base=10, min=0, max=5, value=10.0, description="gap (s)")
+    out = W.HTML(value="p = 0")
+    slider.observe(lambda change: setattr(out, "value", f"p = {min(change['new'], 3600.0):.0f}"), names="value")
+    got = respond(slider, [3600.0, 86400.0], read=lambda: out.value)   # the second move changes nothing
+    assert got["changed"] == [True, False] and not got["responds"]
+
+
 def test_an_inert_control_is_reported():
     panel, slider, out = _panel(live=False)
     got = respond(slider, [3600.0, 86400.0], read=lambda: out.value)
@@ -46,7 +60,12 @@ def test_busy_bar_shows_only_while_working_and_counts_steps():
     from tempo_analysis.widgets.progress import Busy
 
     busy = Busy("generating")
-    assert not busy.shown
+    assert not busy.shown and (busy.bar.value, busy.bar.min, busy.bar.max) == (0, 0, 1)
+    assert busy.bar.description == "generating"
+    with busy.steps(1) as step:                               # one step is enough
+        step()
+        step()                                                # a step too many stays at the end
+        assert (busy.bar.value, busy.bar.max) == (1, 1)
     seen = []
     with pytest.raises(RuntimeError):
         with busy.steps(2) as step:
