@@ -102,6 +102,48 @@ def read_frame(reader, path, *args, what: str = "input file", fix: str | None = 
         raise read_error(p, e, what, fix) from None
 
 
+DOC_ID_FIX = "give every document an id, or drop the column to number the rows"
+DOC_ID_UNIQUE_FIX = "make doc ids unique or drop the column to number rows"
+
+
+def require_ids(df, column: str, problem: str, fix: str) -> None:
+    """Every row has an id in ``column`` (then read as strings), else a DataError at the rows without."""
+    import numpy as np
+
+    missing = df[column].isna()
+    if missing.any():
+        raise data_error(column, problem, fix, rows=np.flatnonzero(missing.to_numpy()).tolist())
+    df[column] = df[column].astype(str)
+
+
+def require_unique(df, column: str, problem: str, fix: str) -> None:
+    """No id of ``column`` is used by two rows, else a DataError naming the ids and all their rows."""
+    import numpy as np
+
+    dup = df[column].duplicated(keep=False)
+    if dup.any():
+        raise data_error(column, problem, fix, ids=sorted(df.loc[dup, column].unique()), id_name=column,
+                         rows=np.flatnonzero(dup.to_numpy()).tolist())
+
+
+def require_texts(df, id_column: str, items: str) -> None:
+    """Column 'text' holds non-blank strings in every row (``items``: "posts", "documents"), else a
+    DataError naming the ids and rows: first the empty or missing texts, then values of another type
+    (numbers read from a wrong column)."""
+    import numpy as np
+
+    text = df["text"]
+    empty = text.isna() | (text.astype(str).str.strip() == "")
+    not_str = ~empty & ~text.map(lambda v: isinstance(v, str))
+    for bad, problem, fix in (
+            (empty, "empty or missing text", f"drop these {items} or fill their text"),
+            (not_str, f"values that are not text (e.g. {text[not_str].iloc[0]!r})" if not_str.any() else "",
+             "check that 'text' is the right column, or convert these values to strings")):
+        if bad.any():
+            raise data_error("text", problem, fix, ids=df.loc[bad, id_column].tolist(), id_name=id_column,
+                             rows=np.flatnonzero(bad.to_numpy()).tolist())
+
+
 def require_scalars(df, columns: Iterable[str], what: str) -> None:
     """Refuse lists, dicts and other containers in ``columns`` (JSON lines may nest values)."""
     for c in columns:

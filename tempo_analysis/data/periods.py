@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, data_error, infer_label_order, read_frame, require_columns, require_scalars
+from .errors import (DOC_ID_FIX, DOC_ID_UNIQUE_FIX, DataError, data_error, infer_label_order, read_frame,
+                     require_columns, require_ids, require_scalars, require_texts, require_unique)
 
 
 @dataclass(frozen=True)
@@ -87,26 +88,12 @@ class PeriodCorpus:
         df = df.reset_index(drop=True).copy()
         if "doc_id" not in df:
             df["doc_id"] = [f"d{i}" for i in range(len(df))]
-        if df["doc_id"].isna().any():
-            raise data_error("doc_id", "missing document ids", "give every document an id, or drop the column to "
-                             "number the rows", rows=np.flatnonzero(df["doc_id"].isna().to_numpy()).tolist())
-        df["doc_id"] = df["doc_id"].astype(str)
-        dup = df["doc_id"].duplicated(keep=False)
-        if dup.any():
-            raise data_error("doc_id", "duplicate document ids", "make doc ids unique or drop the column to number rows",
-                             ids=sorted(df.loc[dup, "doc_id"].unique()), id_name="doc_id")
+        require_ids(df, "doc_id", "missing document ids", DOC_ID_FIX)
+        require_unique(df, "doc_id", "duplicate document ids", DOC_ID_UNIQUE_FIX)
         if df["period"].isna().any():
             raise data_error("period", "documents without a period", "give every document a period or drop it",
                              rows=np.flatnonzero(df["period"].isna().to_numpy()).tolist())
-        empty = df["text"].isna() | (df["text"].astype(str).str.strip() == "")
-        if empty.any():
-            raise data_error("text", "empty or missing text", "drop these documents or fill their text",
-                             ids=df.loc[empty, "doc_id"].tolist(), id_name="doc_id")
-        not_str = ~df["text"].map(lambda v: isinstance(v, str))
-        if not_str.any():
-            raise data_error("text", f"values that are not text (e.g. {df.loc[not_str, 'text'].iloc[0]!r})",
-                             "check that 'text' is the right column, or convert these values to strings",
-                             ids=df.loc[not_str, "doc_id"].tolist(), id_name="doc_id")
+        require_texts(df, "doc_id", "documents")
 
         if order is None and "period_order" in df:
             rank = pd.to_numeric(df["period_order"], errors="coerce")

@@ -25,7 +25,8 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, data_error, infer_label_order, read_frame, require_columns, require_scalars
+from .errors import (DOC_ID_FIX, DOC_ID_UNIQUE_FIX, DataError, data_error, infer_label_order, read_frame,
+                     require_columns, require_ids, require_scalars, require_texts, require_unique)
 
 
 def _graph_from_edges(edges, units: list[str] | None, doc_units: set[str]) -> nx.Graph:
@@ -109,10 +110,7 @@ class SocialCorpus:
         df = df.reset_index(drop=True).copy()
         if "doc_id" not in df:
             df["doc_id"] = [f"d{i}" for i in range(len(df))]
-        if df["doc_id"].isna().any():
-            raise data_error("doc_id", "missing document ids", "give every document an id, or drop the column to "
-                             "number the rows", rows=np.flatnonzero(df["doc_id"].isna().to_numpy()).tolist())
-        df["doc_id"] = df["doc_id"].astype(str)
+        require_ids(df, "doc_id", "missing document ids", DOC_ID_FIX)
         if df["unit"].isna().any():
             raise data_error("unit", "documents without a social unit", "give every document a unit or drop it",
                              rows=np.flatnonzero(df["unit"].isna().to_numpy()).tolist())
@@ -120,19 +118,8 @@ class SocialCorpus:
         if df["time"].isna().any():
             raise data_error("time", "documents without a time slice", "give every document a time slice or drop it",
                              rows=np.flatnonzero(df["time"].isna().to_numpy()).tolist())
-        empty = df["text"].isna() | (df["text"].astype(str).str.strip() == "")
-        if empty.any():
-            raise data_error("text", "empty or missing text", "drop these documents or fill their text",
-                             ids=df.loc[empty, "doc_id"].tolist(), id_name="doc_id")
-        not_str = ~df["text"].map(lambda v: isinstance(v, str))
-        if not_str.any():
-            raise data_error("text", f"values that are not text (e.g. {df.loc[not_str, 'text'].iloc[0]!r})",
-                             "check that 'text' is the right column, or convert these values to strings",
-                             ids=df.loc[not_str, "doc_id"].tolist(), id_name="doc_id")
-        dup = df["doc_id"].duplicated(keep=False)
-        if dup.any():
-            raise data_error("doc_id", "duplicate document ids", "make doc ids unique or drop the column to number rows",
-                             ids=sorted(df.loc[dup, "doc_id"].unique()), id_name="doc_id")
+        require_texts(df, "doc_id", "documents")
+        require_unique(df, "doc_id", "duplicate document ids", DOC_ID_UNIQUE_FIX)
 
         if isinstance(graph, (pd.DataFrame, list, tuple)) and edges is None:
             graph, edges = None, graph

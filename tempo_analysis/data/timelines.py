@@ -29,7 +29,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import DataError, data_error, read_frame, require_columns, require_scalars
+from .errors import (DataError, data_error, read_frame, require_columns, require_ids, require_scalars, require_texts,
+                     require_unique)
 
 REQUIRED = ("timeline_id", "post_id", "timestamp", "text")
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0, "D": 86400.0}
@@ -203,29 +204,11 @@ class Timelines:
         if df.empty:
             raise DataError("Timelines input has no rows. Fix: pass at least one timeline with posts.")
         for c in ("timeline_id", "post_id"):
-            if df[c].isna().any():
-                raise data_error(c, "missing ids", "give every post a timeline_id and a post_id",
-                                 rows=np.flatnonzero(df[c].isna().to_numpy()).tolist())
-            df[c] = df[c].astype(str)
-        dup = df["post_id"].duplicated(keep=False)
-        if dup.any():
-            raise data_error("post_id", "duplicate post ids (each post must be unique)",
-                             "deduplicate the rows, or make ids unique, e.g. prefix them with the timeline id",
-                             ids=sorted(df.loc[dup, "post_id"].unique()), id_name="post_id",
-                             rows=np.flatnonzero(dup.to_numpy()).tolist())
-        text = df["text"]
-        empty = text.isna() | (text.astype(str).str.strip() == "")
-        if empty.any():
-            raise data_error("text", "empty or missing text", "drop these posts or fill their text",
-                             ids=df.loc[empty, "post_id"].tolist(), id_name="post_id",
-                             rows=np.flatnonzero(empty.to_numpy()).tolist())
-        not_str = ~text.map(lambda v: isinstance(v, str))
-        if not_str.any():
-            raise data_error("text", f"values that are not text (e.g. {text[not_str].iloc[0]!r})",
-                             "check that 'text' is the right column, or convert these values to strings",
-                             ids=df.loc[not_str, "post_id"].tolist(), id_name="post_id",
-                             rows=np.flatnonzero(not_str.to_numpy()).tolist())
-        df["text"] = text.astype(str)
+            require_ids(df, c, "missing ids", "give every post a timeline_id and a post_id")
+        require_unique(df, "post_id", "duplicate post ids (each post must be unique)",
+                       "deduplicate the rows, or make ids unique, e.g. prefix them with the timeline id")
+        require_texts(df, "post_id", "posts")
+        df["text"] = df["text"].astype(str)
         df["timestamp"], df["seconds"] = _parse_timestamps(df["timestamp"], time_unit)
         if "label" in df:
             # a whole-number float is an int label that a missing value upcast (JSON lines [0, 1, null]):

@@ -37,6 +37,19 @@ def test_empty_document_text_is_refused():
         PeriodCorpus.from_frame(df)
 
 
+def test_ids_given_as_numbers_are_read_as_strings():
+    """doc ids 1, 2, ... and post ids read from numbers are strings, as ids typed in a CSV are."""
+    from tempo_analysis.data import Timelines
+
+    pc = PeriodCorpus.from_frame(periods_df().assign(doc_id=[10, 11, 12, 13]))
+    assert pc.df["doc_id"].tolist() == ["10", "11", "12", "13"]
+    sc = SocialCorpus.from_frame(social_df().assign(doc_id=[1, 2, 3, 4]), nx.complete_graph(["u1", "u2", "u3"]))
+    assert sc.df["doc_id"].tolist() == ["1", "2", "3", "4"]
+    tl = Timelines.from_frame(pd.DataFrame({"timeline_id": [7, 7], "post_id": [1, 2], "timestamp": [0, 60],
+                                            "text": ["a", "b"]}), time_unit="s")
+    assert tl.df["post_id"].tolist() == ["1", "2"] and tl.df["timeline_id"].tolist() == ["7", "7"]
+
+
 def test_find_usages_gives_offsets_and_a_seeded_sample():
     pc = PeriodCorpus.from_frame(periods_df())
     uses = pc.find_usages("cell")
