@@ -49,6 +49,8 @@ def main(argv=None):
     ap.add_argument("--head-steps", type=int, default=None, help="MLM head warm-up steps (default: the config's)")
     ap.add_argument("--time-lr", type=float, default=None, help="learning rate of the time parameters (default: the config's)")
     ap.add_argument("--body-lr", type=float, default=None, help="learning rate of the encoder body (default: the config's)")
+    ap.add_argument("--target-mask-prob", type=float, default=None,
+                    help="post-training masks the target words' pieces with this probability (default: like any token)")
     ap.add_argument("--form", default=None, choices=["faithful", "modulated"],
                     help="temporal-attention form (default: the config's, the paper's faithful form)")
     ap.add_argument("--config", default="default", choices=["default", "notebook"])
@@ -61,8 +63,9 @@ def main(argv=None):
         skip = ("seeds", "model_seeds", "methods", "out")
         settings = {k: v for k, v in vars(a).items() if k not in skip}
         theirs = {k: v for k, v in before.get("args", {}).items() if k not in skip}
-        if theirs != settings:
-            changed = sorted(k for k in settings.keys() | theirs.keys() if settings.get(k) != theirs.get(k))
+        # an option a file predates counts as its default (None)
+        changed = sorted(k for k in settings.keys() | theirs.keys() if settings.get(k) != theirs.get(k))
+        if changed:
             raise SystemExit(f"{a.out} holds runs made with other settings ({', '.join(changed)}); "
                              "give another --out, or the same settings to resume it")
         out["runs"] = before["runs"]
@@ -96,6 +99,8 @@ def main(argv=None):
                     tr = replace(tr, time_lr=a.time_lr)
                 if a.body_lr is not None:
                     tr = replace(tr, body_lr=a.body_lr)
+                if a.target_mask_prob is not None:
+                    tr = replace(tr, target_mask_prob=a.target_mask_prob)
                 cfg = replace(cfg, train=tr)
             t0 = time.perf_counter()
             r = SemanticChangeRanker(cfg).fit(data)

@@ -167,8 +167,12 @@ def train_model(cm: ChangeModel, data: ChangeData, cfg: PostTrainConfig, general
     df = data.corpus.df
     texts, times = df["text"].tolist(), [cm.period_index(p) for p in df["period"]]
     prefix = cm.prefix(df["period"].tolist())
+    target_ids = None
+    if cfg.target_mask_prob is not None:   # every piece of every target (one id each once they are whole tokens)
+        pieces = cm.tokenizer([str(w) for w in data.targets], add_special_tokens=False)["input_ids"]
+        target_ids = sorted({i for ids in pieces for i in ids})
     rep = post_train(cm.model, cm.tokenizer, texts, times, cfg, general_text=general_text, prefix_ids=prefix,
-                     has_time_token=cm.time_token_ids is not None)
+                     has_time_token=cm.time_token_ids is not None, target_ids=target_ids)
     cm.train_report = rep
     return rep
 

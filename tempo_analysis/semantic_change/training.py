@@ -17,7 +17,8 @@ The schedule (``PostTrainConfig``), and why:
 
 Masking is the standard BERT 15% (80% [MASK], 10% random, 10% kept) over content pieces; a
 prepended time token (time-token baseline) is masked with ``time_mask_prob`` instead (Rosin et al.
-2022's time masking). Everything is seeded.
+2022's time masking), and the target words' pieces with ``target_mask_prob`` when it is set
+(target-focused masking: more of the loss on the words being ranked). Everything is seeded.
 """
 from __future__ import annotations
 
@@ -57,22 +58,37 @@ class PostTrainConfig:
     max_length: int | None = None    # tokens per training sentence; None = the extraction max_length
     mask_prob: float = 0.15
     time_mask_prob: float = 0.5
+    target_mask_prob: float | None = None  # the target words' pieces are masked with this; None = mask_prob
     warmup_ratio: float = 0.06
     max_sentences: int | None = None  # seeded cap on stage-1 sentences
     general_sentences: int = 2000    # stage 0 also sees this many general-text sentences (see train_model)
     seed: int = 0
     progress: bool = True
 
+    def __post_init__(self):
+        for name in ("mask_prob", "time_mask_prob", "target_mask_prob"):
+            value = getattr(self, name)
+            if value is not None and not 0.0 <= value <= 1.0:
+                raise ValueError(f"PostTrainConfig.{name}={value}: a masking probability lies in [0, 1]"
+                                 + (" (None: as mask_prob)" if name == "target_mask_prob" else ""))
+
     def to_dict(self):
         return asdict(self)
 
 
 class MLMCollator:
-    """Pad, mask (seeded by the Trainer's RNG), and attach the period per example."""
+    """Pad, mask (seeded by the Trainer's RNG), and attach the period per example.
 
-    def __init__(self, tokenizer, mask_prob=0.15, time_mask_prob=0.5, has_time_token=False):
+    ``target_ids`` with ``target_prob``: these token ids (the target words' pieces) are masked with
+    ``target_prob`` instead of ``mask_prob`` (target-focused masking)."""
+
+    def __init__(self, tokenizer, mask_prob=0.15, time_mask_prob=0.5, has_time_token=False, target_ids=None,
+                 target_prob=None):
         self.tok, self.p, self.pt, self.time_token = tokenizer, mask_prob, time_mask_prob, has_time_token
         self.special = set(tokenizer.all_special_ids)
+        use = target_prob is not None and target_ids is not None
+        self.target_ids = torch.as_tensor(sorted(set(target_ids)), dtype=torch.long) if use else None
+        self.target_p = target_prob
 
     def __call__(self, items):
         n = max(len(x["input_ids"]) for x in items)
@@ -86,6 +102,8 @@ class MLMCollator:
         for s in self.special:
             special |= ids == s
         prob = torch.full(ids.shape, self.p)
+        if self.target_ids is not None:
+            prob[torch.isin(ids, self.target_ids)] = self.target_p
         if self.time_token:                      # position 1 holds the time token: time masking
             rows = torch.tensor([bool(x.get("time_token", True)) for x in items])
             prob[rows, 1] = self.pt              # general text (no time token) is masked as usual
@@ -131,11 +149,12 @@ def _groups(model):
 
 
 def post_train(model, tokenizer, texts, times, cfg: PostTrainConfig | None = None, *, general_text=(),
-               prefix_ids=None, has_time_token=False) -> dict:
+               prefix_ids=None, has_time_token=False, target_ids=None) -> dict:
     """Run the two-stage schedule on ``model`` in place. Returns a small report (losses, steps).
 
     ``texts``/``times``: the period corpus (period index per sentence). ``general_text``: extra
     sentences used only for the head warm-up. ``prefix_ids``: per-sentence ids after [CLS].
+    ``target_ids``: the target words' token ids, masked with ``cfg.target_mask_prob`` when it is set.
     """
     cfg = cfg or PostTrainConfig()
     if cfg.max_length is None:
@@ -149,7 +168,8 @@ def post_train(model, tokenizer, texts, times, cfg: PostTrainConfig | None = Non
     examples = encode_sentences(tokenizer, texts, times, max_length=cfg.max_length, prefix_ids=prefix_ids)
     if not examples:
         raise ValueError("post_train got no usable sentences; check the corpus.")
-    collate = MLMCollator(tokenizer, cfg.mask_prob, cfg.time_mask_prob, has_time_token)
+    collate = MLMCollator(tokenizer, cfg.mask_prob, cfg.time_mask_prob, has_time_token, target_ids=target_ids,
+                          target_prob=cfg.target_mask_prob)
     time_p, head_p, body_p = _groups(model)
     report = {"config": cfg.to_dict(), "n_sentences": len(examples)}
     base = dict(batch_size=cfg.batch_size, seed=cfg.seed, progress=cfg.progress, restore_best=False,

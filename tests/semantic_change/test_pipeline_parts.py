@@ -25,7 +25,7 @@ def seen(monkeypatch):
     out = {"loaded": []}
 
     def fake_post_train(model, tok, texts, times, cfg, *, general_text, **kw):
-        out["general_text"] = general_text
+        out["general_text"], out["target_ids"] = general_text, kw.get("target_ids")
         return {}
 
     def fake_general(n, seed):
@@ -61,6 +61,78 @@ def test_given_general_text_is_used_as_is_and_a_missing_corpus_is_warned(tiny_pa
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         train_model(cm, tiny_data(), PostTrainConfig(general_sentences=0, head_steps=2, progress=False))
+
+
+def test_target_focused_masking_reaches_the_collator_with_every_targets_pieces(tiny_path, seen):
+    """``target_mask_prob`` set: post-training is given the target words' token ids (every piece of a
+    split target); unset: none, so every token is masked alike."""
+    cm = build_model("plain", ["a", "b"], encoder=tiny_path)
+    data = ChangeData("tiny", tiny_data().corpus, ["cell", "phonebook"], None)
+    train_model(cm, data, PostTrainConfig(head_steps=0, progress=False), general_text=[])
+    assert seen["target_ids"] is None
+    train_model(cm, data, PostTrainConfig(head_steps=0, target_mask_prob=0.5, progress=False), general_text=[])
+    tok = cm.tokenizer
+    want = sorted(set(tok("cell", add_special_tokens=False)["input_ids"])
+                  | set(tok("phonebook", add_special_tokens=False)["input_ids"]))
+    assert seen["target_ids"] == want and len(tok("phonebook", add_special_tokens=False)["input_ids"]) > 1
+
+
+def test_the_collator_masks_target_pieces_at_their_own_rate(tiny_path):
+    import torch
+
+    from tempo_analysis.semantic_change.training import MLMCollator
+
+    cm = build_model("plain", ["a", "b"], encoder=tiny_path)
+    tok = cm.tokenizer
+    (cell,) = tok("cell", add_special_tokens=False)["input_ids"]
+    items = [{"input_ids": tok("the cell was small cell")["input_ids"], "time": 0} for _ in range(64)]
+    ids = torch.tensor(items[0]["input_ids"])
+    at_target, elsewhere = ids == cell, (ids != cell) & ~torch.isin(ids, torch.tensor(tok.all_special_ids))
+
+    def masked(collate):
+        torch.manual_seed(0)
+        return (collate(items)["labels"] != -100).float()
+
+    always = masked(MLMCollator(tok, mask_prob=0.0, target_ids=[cell], target_prob=1.0))
+    assert always[:, at_target].min() == 1 and always[:, ~at_target].max() == 0   # only the targets, every time
+    never = masked(MLMCollator(tok, mask_prob=1.0, target_ids=[cell], target_prob=0.0))
+    assert never[:, at_target].max() == 0 and never[:, elsewhere].min() == 1
+    plain = masked(MLMCollator(tok, mask_prob=0.0, target_ids=[cell], target_prob=None))
+    assert plain.max() == 0                                          # no target rate: like any token
+    assert masked(MLMCollator(tok, mask_prob=0.0, target_ids=[], target_prob=1.0)).max() == 0
+
+
+def test_post_training_masks_only_the_targets_when_told_to(tiny_path, monkeypatch):
+    """post_train hands the target ids and target_mask_prob to its collator: with mask_prob 0 and
+    target_mask_prob 1 every training label is a target piece."""
+    import torch
+
+    from tempo_analysis.semantic_change import training
+
+    labels = []
+
+    class Recording(training.MLMCollator):
+        def __call__(self, items):
+            batch = super().__call__(items)
+            labels.append(batch["labels"][batch["labels"] != -100])
+            return batch
+
+    monkeypatch.setattr(training, "MLMCollator", Recording)
+    cm = build_model("plain", ["a", "b"], encoder=tiny_path)
+    (cell,) = cm.tokenizer("cell", add_special_tokens=False)["input_ids"]
+    cfg = PostTrainConfig(head_steps=0, epochs=1, batch_size=4, mask_prob=0.0, target_mask_prob=1.0, progress=False)
+    training.post_train(cm.model, cm.tokenizer, TEXTS * 2, [0] * 4 + [1] * 4, cfg, target_ids=[cell])
+    seen = torch.cat(labels)
+    assert len(seen) == 3 * 2 and (seen == cell).all()              # "cell" occurs in 3 of the 4 texts, twice over
+
+
+@pytest.mark.parametrize("field", ["mask_prob", "time_mask_prob", "target_mask_prob"])
+def test_masking_probabilities_outside_zero_to_one_are_refused_by_name(field):
+    with pytest.raises(ValueError, match=f"PostTrainConfig.{field}=1.5"):
+        PostTrainConfig(**{field: 1.5})
+    with pytest.raises(ValueError, match=f"PostTrainConfig.{field}=-0.1"):
+        PostTrainConfig(**{field: -0.1})
+    assert getattr(PostTrainConfig(**{field: 1.0}), field) == 1.0 and getattr(PostTrainConfig(**{field: 0.0}), field) == 0
 
 
 def test_given_usages_are_sampled_without_repeats():
