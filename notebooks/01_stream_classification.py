@@ -108,7 +108,9 @@ figs.timeline_plot(timelines, max_timelines=10).show()
 # %%
 train, dev, test = split_timelines(timelines, defaults["folds"], defaults["fold"], SPLIT_SEED)
 print(f"train {len(train.timeline_ids)} timelines / {len(train)} posts · dev {len(dev)} · test {len(test)}")
-params = dict(data=DATA, max_timelines=MAX_TIMELINES, split_seed=SPLIT_SEED, settings=settings)
+# the cache key holds the data's contents too: an edited csv:FILE or a regenerated world is trained on afresh
+params = dict(data=DATA, data_fingerprint=timelines.fingerprint(), max_timelines=MAX_TIMELINES, split_seed=SPLIT_SEED,
+              settings=settings)
 
 
 def train_tempoformer():

@@ -111,7 +111,8 @@ cfg = DiffusionTrainConfig(encoder=ENCODER, variants=VARIANTS, epochs=EPOCHS, ma
                            dynamic_lr=DYNAMIC_LR, lambda_w=LAMBDA_W, head_warmup_steps=HEAD_WARMUP_STEPS,
                            shared_warmup_steps=SHARED_WARMUP_STEPS, shared_warmup_lr=SHARED_WARMUP_LR,
                            mlm_probability=MLM_PROBABILITY, slice_batches=SLICE_BATCHES, seed=SEED, progress=False)
-params = {"data": DATA, "acl": [list(ACL_YEARS), ACL_MAX_DOCS], **dataclasses.asdict(cfg)}
+params = {"data": DATA, "data_fingerprint": corpus.fingerprint(), "acl": [list(ACL_YEARS), ACL_MAX_DOCS],
+          **dataclasses.asdict(cfg)}
 mapper = cached("03-train-dcwe", params, lambda: DiffusionMapper(cfg).fit(corpus),
                 save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
 ppl = pd.DataFrame({"model": list(mapper.perplexity_), "perplexity": list(mapper.perplexity_.values())})
@@ -257,7 +258,8 @@ if truth is not None:
         other_mode = "flight" if truth["mode"] == "walk" else "walk"
         o_corpus, o_truth = generate_social(dataclasses.replace(SocialWorldConfig(), mode=other_mode))
         o_cfg = dataclasses.replace(cfg, variants=("dcwe", "cwe"))
-        mappers[other_mode] = cached("03-train-dcwe-" + other_mode, {**params, "mode": other_mode},
+        mappers[other_mode] = cached("03-train-dcwe-" + other_mode,
+                                     {**params, "mode": other_mode, "data_fingerprint": o_corpus.fingerprint()},
                                      lambda: DiffusionMapper(o_cfg).fit(o_corpus),
                                      save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
         corpora[other_mode], truths[other_mode] = o_corpus, o_truth

@@ -49,6 +49,7 @@ import dataclasses
 import torch
 from IPython.display import display
 
+from tempo_analysis.data.digest import frame_digest
 from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.figures.future_text import side_by_side
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
@@ -105,7 +106,9 @@ if truth is not None:
 # documents a year give counts so noisy that the frequency model learns to trust them little.
 
 # %%
-params = {"data": DATA, "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "variants": VARIANTS, "history": "corpus",
+# the cache key holds the data's contents too: an edited csv:FILE or a regenerated world is trained on afresh
+params = {"data": DATA, "data_fingerprint": [frame_digest(df, ["year", "text"]) for df in (frame, corpus)],
+          "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "variants": VARIANTS, "history": "corpus",
           "settings": settings.to_dict()}
 future = cached("04_future_text", params, lambda: FutureTextModel(settings, variants=VARIANTS).fit(frame, history=corpus),
                 save=lambda fitted, folder: fitted.save(folder), load=FutureTextModel.load)

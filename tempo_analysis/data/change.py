@@ -9,11 +9,11 @@ Built from a ``--data`` spec by :func:`tempo_analysis.data.specs.load_change_dat
 """
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .digest import frame_digest
 from .periods import PeriodCorpus, TargetUsage
 
 __all__ = ["ChangeData"]
@@ -46,16 +46,9 @@ class ChangeData:
         """A digest of what a ranking reads: the corpus (periods and texts, in order), the targets, the
         given usages and the truth. Two ChangeData with the same name but other contents (a world from
         another folder, another sentence cap) differ here; caches key on it."""
-        h = hashlib.sha256()
-        df = self.corpus.df
-        h.update(pd.util.hash_pandas_object(df[["period", "text"]].astype(str), index=False).to_numpy().tobytes())
-        h.update(repr(list(self.targets)).encode())
-        if self.usages is not None:
-            h.update(repr([(u.word, u.period, u.text, u.start, u.end) for u in self.usages]).encode())
-        if self.truth is not None:
-            h.update(self.truth.to_csv(index=False).encode())
-        h.update(repr(self.period_sizes).encode())
-        return h.hexdigest()[:16]
+        usages = None if self.usages is None else [(u.word, u.period, u.text, u.start, u.end) for u in self.usages]
+        truth = None if self.truth is None else self.truth.to_csv(index=False)
+        return frame_digest(self.corpus.df, ["period", "text"], list(self.targets), usages, truth, self.period_sizes)
 
     def sentences_per_period(self) -> dict:
         """{period: sentences it stands for}: ``period_sizes`` where the loader set them, else the corpus's counts."""

@@ -25,6 +25,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from .digest import frame_digest
 from .errors import (DOC_ID_FIX, DOC_ID_UNIQUE_FIX, DataError, data_error, infer_label_order, read_frame,
                      require_columns, require_ids, require_scalars, require_texts, require_unique)
 
@@ -186,6 +187,13 @@ class SocialCorpus:
     def __repr__(self) -> str:
         return (f"SocialCorpus({len(self)} docs, {self.graph.number_of_nodes()} units, "
                 f"{self.graph.number_of_edges()} edges, slices={self.slices})")
+
+    def fingerprint(self) -> str:
+        """A digest of what the models read: every document's id, unit, time and text, in order, the time
+        slices and the graph's edges with their weights (:mod:`tempo_analysis.data.digest`)."""
+        edges = sorted((str(u), str(v), float(w)) for u, v, w in self.graph.edges(data="weight", default=1.0))
+        return frame_digest(self.df, ["doc_id", "unit", "time", "text"], list(self.slices), self.units, edges,
+                            self.graph.is_directed())
 
     @property
     def units(self) -> list[str]:

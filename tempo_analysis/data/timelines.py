@@ -29,6 +29,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .digest import frame_digest
 from .errors import (DataError, data_error, read_frame, require_columns, require_ids, require_scalars, require_texts,
                      require_unique)
 
@@ -269,6 +270,12 @@ class Timelines:
 
     def __repr__(self) -> str:
         return f"Timelines({len(self.timeline_ids)} timelines, {len(self)} posts, labels={self.label_names})"
+
+    def fingerprint(self) -> str:
+        """A digest of what the models read: every post's timeline, id, time, text and label, in order, and
+        the label names (:mod:`tempo_analysis.data.digest`). An edited file under the same name differs."""
+        cols = ["timeline_id", "post_id", "seconds", "text"] + (["label"] if "label" in self.df else [])
+        return frame_digest(self.df, cols, list(self.label_names))
 
     @property
     def timeline_ids(self) -> list[str]:
