@@ -1,6 +1,7 @@
 """tempo_analysis.notebook's headless executor and step cache, on small throwaway notebooks."""
 import json
 import os
+import re
 
 import nbformat
 import numpy as np
@@ -138,6 +139,22 @@ def test_cached_computes_afresh_after_a_change_to_the_library(tmp_path, monkeypa
     assert len(calls) == 2
 
 
+def test_cached_keys_on_params_in_any_order_and_names_its_folder(tmp_path, monkeypatch):
+    """The same parameters given in another order are the same step; the folder is the step's name made
+    safe for a path, then 16 hex digits of the key; a cache folder that does not exist yet is made."""
+    root = tmp_path / "a" / "b"
+    monkeypatch.setenv(nbk.ENV_CACHE, str(root))
+    calls = []
+    nbk.cached("01_stream-tempoformer", {"a": 1, "b": 2}, lambda: calls.append(1) or 7)
+    assert nbk.cached("01_stream-tempoformer", {"b": 2, "a": 1}, lambda: calls.append(1) or 8) == 7
+    assert len(calls) == 1
+    nbk.cached("train / my model!", {}, lambda: 1)
+    nbk.cached("!!!", {}, lambda: 2)
+    names = sorted(os.listdir(root))
+    assert [re.sub(r"-[0-9a-f]{16}$", "-KEY", n) for n in names] == ["01_stream-tempoformer-KEY", "step-KEY",
+                                                                      "train-my-model-KEY"]
+
+
 def test_code_fingerprint_follows_the_sources():
     fp = nbk.code_fingerprint()
     assert len(fp) == 16 and fp == nbk.code_fingerprint()
@@ -171,6 +188,23 @@ def test_cached_refuses_unstorable_values(tmp_path, monkeypatch):
     load = lambda folder: int((folder / "x.txt").read_text())  # noqa: E731
     assert nbk.cached("custom", {}, lambda: 41, save=store, load=load) == 41
     assert nbk.cached("custom", {}, lambda: 0, save=store, load=load) == 41
+
+    class SavesOnly:                      # save_pretrained without a from_pretrained to read it back
+        def save_pretrained(self, folder):
+            raise AssertionError("must not be called")
+
+    for unstorable in (SavesOnly(), pd.Series([1, 2]), np.array([{}], dtype=object)):
+        with pytest.raises(ValueError, match="without pickle|allow_pickle"):
+            nbk.cached(f"bad-{type(unstorable).__name__}", {}, lambda: unstorable)
+    with pytest.raises(ValueError, match="keys must be strings"):
+        nbk.cached("mixed keys", {}, lambda: {"a": np.ones(2), 1: np.ones(2)})
+
+
+def test_cached_numbers_come_back_as_numbers(tmp_path, monkeypatch):
+    monkeypatch.setenv(nbk.ENV_CACHE, str(tmp_path))
+    nbk.cached("f", {}, lambda: np.float64(0.5))
+    back = nbk.cached("f", {}, lambda: pytest.fail("should load from the cache"))
+    assert back == 0.5 and type(back) is float
 
 
 def test_kernel_channel_polls_in_slices_so_a_missed_wakeup_is_not_a_hang():

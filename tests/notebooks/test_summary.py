@@ -121,6 +121,20 @@ def test_corrupt_summary_file_is_reported(tmp_path):
     with pytest.raises(ValueError, match="not valid JSON"):
         nbk.record_summary({"k": 1}, notebook="nb", path=path)
     assert path.read_text() == "{not json"  # nothing overwritten
+    for other in ("[1, 2]", '{"notebooks": [1]}'):
+        path.write_text(other)
+        with pytest.raises(ValueError, match="does not hold a"):
+            nbk.record_summary({"k": 1}, notebook="nb", path=path)
+        assert path.read_text() == other
+
+
+def test_the_summary_is_written_into_new_folders_as_indented_json(tmp_path):
+    path = tmp_path / "build" / "deep" / "s.json"
+    nbk.record_summary({"k": 1}, notebook="nb", path=path)
+    assert path.read_text().startswith('{\n  "notebooks": {\n    "nb": {')
+    nested = tmp_path / "x" / "y" / "z.json"
+    nbk.write_json_atomic(nested, {"a": 1})
+    assert json.loads(nested.read_text()) == {"a": 1}
 
 
 def test_concurrent_writers_lose_nothing(tmp_path):
