@@ -207,6 +207,18 @@ def test_cached_numbers_come_back_as_numbers(tmp_path, monkeypatch):
     assert back == 0.5 and type(back) is float
 
 
+def test_cached_lists_and_dicts_that_mix_json_and_arrays_round_trip(tmp_path, monkeypatch):
+    """A list or dict holding an array beside plain values is stored item by item, not as JSON; a dict
+    with a key that is not a string is refused (JSON would turn 1 into "1")."""
+    monkeypatch.setenv(nbk.ENV_CACHE, str(tmp_path))
+    value = {"f1": 0.7, "curve": [0.5, np.arange(3)]}
+    nbk.cached("mixed", {}, lambda: value)
+    back = nbk.cached("mixed", {}, lambda: pytest.fail("should load from the cache"))
+    assert back["f1"] == 0.7 and back["curve"][0] == 0.5 and np.array_equal(back["curve"][1], np.arange(3))
+    with pytest.raises(ValueError, match="keys must be strings"):
+        nbk.cached("int keys", {}, lambda: {1: 0.5})
+
+
 def test_kernel_channel_polls_in_slices_so_a_missed_wakeup_is_not_a_hang():
     """A poll that sleeps through its whole timeout (a missed zmq wake-up) is re-polled soon."""
     import asyncio
