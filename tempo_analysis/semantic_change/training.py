@@ -68,7 +68,9 @@ class PostTrainConfig:
     def __post_init__(self):
         for name in ("mask_prob", "time_mask_prob", "target_mask_prob"):
             value = getattr(self, name)
-            if value is not None and not 0.0 <= value <= 1.0:
+            if value is None and name == "target_mask_prob":
+                continue
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
                 raise ValueError(f"PostTrainConfig.{name}={value}: a masking probability lies in [0, 1]"
                                  + (" (None: as mask_prob)" if name == "target_mask_prob" else ""))
 

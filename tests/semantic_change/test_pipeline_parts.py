@@ -133,6 +133,11 @@ def test_masking_probabilities_outside_zero_to_one_are_refused_by_name(field):
     with pytest.raises(ValueError, match=f"PostTrainConfig.{field}=-0.1"):
         PostTrainConfig(**{field: -0.1})
     assert getattr(PostTrainConfig(**{field: 1.0}), field) == 1.0 and getattr(PostTrainConfig(**{field: 0.0}), field) == 0
+    if field != "target_mask_prob":                                # only the target rate may be None (= mask_prob)
+        with pytest.raises(ValueError, match=f"PostTrainConfig.{field}=None"):
+            PostTrainConfig(**{field: None})
+    else:
+        assert PostTrainConfig(target_mask_prob=None).target_mask_prob is None
 
 
 def test_given_usages_are_sampled_without_repeats():
