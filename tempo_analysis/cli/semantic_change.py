@@ -3,7 +3,7 @@
     tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine \
         --model default --seed 0 --out ranks.tsv
     tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine --samples 30 \
-        --head-steps 60 --time-lr 1e-2 --seed 0 --out ranks.tsv      (notebook 02's settings)
+        --no-zscore --head-steps 60 --time-lr 1e-2 --seed 0 --out ranks.tsv      (notebook 02's settings)
     tempo-analysis semantic-change rank --data pseudoword --method frequency --out freq.tsv   (no model)
 
 Writes ``word<TAB>score`` (most changed first; NaN for a word missing from a period; the first line is
@@ -20,12 +20,22 @@ from pathlib import Path
 from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
 
 
+class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows each option's default, except None: those options fall back to the library's defaults
+    (``semantic_change.pipeline.DEFAULT``), which their help names."""
+
+    def _get_help_string(self, action):
+        if action.default is None:
+            return action.help
+        return super()._get_help_string(action)
+
+
 def register(subparsers) -> None:
     """Add the ``semantic-change`` group and its ``rank`` command."""
     group = subparsers.add_parser("semantic-change", help="rank words by semantic change between periods")
     sub = group.add_subparsers(dest="semantic_change_command", metavar="COMMAND")
     p = sub.add_parser("rank", help="score and rank target words; evaluate against truth when present",
-                       formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+                       formatter_class=_HelpFormatter)
     p.add_argument("--data", default="world",
                    help="world[:DIR] | semeval:DIR | dwug:DIR | nltk[:DIR] | pseudoword[:SHARED_DATA_DIR]")
     p.add_argument("--method", default="temporal-attention",
@@ -35,15 +45,16 @@ def register(subparsers) -> None:
                         "and run with its time input held at one period (the time-blind control); frequency = the "
                         "change of each target's relative frequency, no model (the literature's baseline)")
     p.add_argument("--form", default=None, choices=["faithful", "modulated"],
-                   help="temporal-attention form (default: the library default, see docs/methods/semantic_change.md)")
+                   help="temporal-attention form (default: faithful, the paper's; see docs/methods/semantic_change.md)")
     p.add_argument("--no-time-residual", action="store_true",
                    help="faithful form: the paper's pure formula softmax(Q T^T T K^T / (|T| sqrt d)), with no gated "
                         "residual onto the pretrained scores")
     p.add_argument("--scorer", default=None, choices=["cosine", "apd", "prt", "apd-within", "jsd"],
-                   help="change scorer (default: the library default, see docs/methods/semantic_change.md)")
+                   help="change scorer (default: apd-within, chosen on the pseudoword benchmark; see "
+                        "docs/methods/semantic_change.md)")
     p.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), HF name, or local path")
     p.add_argument("--train-epochs", type=float, default=None,
-                   help="MLM post-training epochs over the corpus (0 skips post-training)")
+                   help="MLM post-training epochs over the corpus (default 1; plain: 0; 0 skips post-training)")
     p.add_argument("--head-steps", type=int, default=None,
                    help="MLM-head warm-up steps before post-training (default 150; notebook 02: 60)")
     p.add_argument("--time-lr", type=float, default=None,
@@ -52,17 +63,20 @@ def register(subparsers) -> None:
                    help="learning rate of the pretrained body during post-training (default 1e-5; 0 freezes it)")
     p.add_argument("--layers", default=None,
                    help="hidden layers to average: a count H (the last H layers, e.g. 4), a list (8,9,10) or a range "
-                        "(7-12) of hidden-state indices (0 = the embedding output)")
-    p.add_argument("--samples", type=int, default=None, help="usages per word and period (seeded sample)")
+                        "(7-12) of hidden-state indices (0 = the embedding output) (default 4: the last four)")
+    p.add_argument("--samples", type=int, default=None, help="usages per word and period (seeded sample; default 200)")
     p.add_argument("--zscore", action=argparse.BooleanOptionalAction, default=None,
-                   help="z-score usage vectors before scoring (default: the library default)")
+                   help="z-score usage vectors (each dimension over all words' usages) before scoring (default: on; "
+                        "--no-zscore turns it off)")
     p.add_argument("--max-sentences", type=int, default=None,
-                   help="seeded cap on corpus sentences per period read from semeval/nltk folders")
-    p.add_argument("--targets", default=None, help="comma-separated subset of targets")
+                   help="seeded cap on corpus sentences per period read from semeval/nltk folders (default: all)")
+    p.add_argument("--targets", default=None, help="comma-separated subset of targets (default: all)")
     p.add_argument("--precision", default=None, choices=["fp32", "bf16", "auto"],
                    help="extraction arithmetic: auto (the default: bf16 where the CPU/GPU has it natively, e.g. "
                         "AVX512-BF16, else fp32), fp32 (exact, the same on every machine) or bf16 (bfloat16 matrix products)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0,
+                   help="seeds the usage sample, the new parameters and post-training (pseudoword: also the split, "
+                        "targets, donors and strengths)")
     p.add_argument("--out", required=True, help="output TSV: word<TAB>score")
     p.add_argument("--save-model", default=None, help="folder to save the post-trained model (safetensors)")
     p.add_argument("--json", default=None, help="also write metrics, settings and timings as JSON here")

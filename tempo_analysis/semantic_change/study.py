@@ -32,7 +32,7 @@ def _sees_time(method: str) -> bool:
 
 
 def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int | None = None) -> pd.DataFrame | None:
-    """method, sees_time, spearman, ci_low, ci_high, pearson, scorer, layers of the recorded run at the
+    """method, sees_time, spearman, ci_low, ci_high, pearson, scorer, layers, zscore of the recorded run at the
     library defaults (data seed ``data_seed``, model seed ``model_seed``; None: the first the file holds);
     None when the file is absent."""
     runs = _runs(path, STUDY_FILE)
@@ -50,7 +50,8 @@ def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int |
         rows.append({"method": r["method"], "sees_time": _sees_time(r["method"]),
                      "spearman": m.get("spearman"), "ci_low": m.get("spearman_ci_low"),
                      "ci_high": m.get("spearman_ci_high"), "pearson": m.get("pearson"),
-                     "scorer": r.get("scorer", ""), "layers": str(r.get("layers", "")), "wall_s": r.get("wall_s")})
+                     "scorer": r.get("scorer", ""), "layers": str(r.get("layers", "")),
+                     "zscore": r.get("zscore"), "wall_s": r.get("wall_s")})   # None: no vectors to z-score
     return pd.DataFrame(rows) if rows else None
 
 

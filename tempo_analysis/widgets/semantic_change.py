@@ -28,8 +28,9 @@ def _fw(fig):
         return out
 
 
-def rescore(ranker, *, layers, n, scorer, zscore=False):
-    """Scores and metrics of the stored vectors under new settings (what the what-if widget shows)."""
+def rescore(ranker, *, layers, n, scorer, zscore=None):
+    """Scores and metrics of the stored vectors under new settings (what the what-if widget shows);
+    ``zscore=None``: the ranker's own setting."""
     df = ranker.rescore(scorer=scorer, layers=layers, n=n, zscore=zscore)
     truth = ranker.truth_
     return df, (correlate(df, truth) if truth is not None and "graded" in truth else {})

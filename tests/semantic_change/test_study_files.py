@@ -56,3 +56,11 @@ def test_files_without_model_seeds_read_as_seed_zero_and_absent_files_as_none(tm
     assert list(recorded_study(p)["spearman"]) == [0.3, 0.4]
     assert seed_spread(p).set_index("method").loc["plain", "seeds"] == 1
     assert recorded_study(tmp_path / "none.json") is None and seed_spread(tmp_path / "none.json") is None
+
+
+def test_recorded_study_says_whether_each_run_was_z_scored(tmp_path):
+    runs = [dict(_run("plain", 0.3), zscore=True), dict(_run("temporal-attention", 0.4), zscore=False),
+            _run("frequency", 0.1)]
+    p = tmp_path / "study.json"
+    p.write_text(json.dumps({"runs": runs}))
+    assert list(recorded_study(p)["zscore"]) == [True, False, None]
