@@ -81,7 +81,7 @@ SEED = 0
 # %%
 data = load_change_data(DATA, seed=SEED, max_sentences_per_period=MAX_SENTENCES, targets=TARGETS)
 overrides = {k: v for k, v in {"samples": SAMPLES, "layers": LAYERS, "seed": SEED}.items() if v is not None}
-configs = {m: notebook_config(m, train_epochs=TRAIN_EPOCHS, **overrides) for m in METHODS}
+configs = {m: notebook_config(m, data=DATA, train_epochs=TRAIN_EPOCHS, **overrides) for m in METHODS}
 print(f"{data.name}: {len(data.corpus)} sentences in periods {data.periods}; {len(data.targets)} targets; "
       f"comparing {data.compared[0]!r} with {data.compared[-1]!r}")
 for note in data.notes:
@@ -175,10 +175,10 @@ display(main.scores_.head(10))
 # The same stored vectors, scored three ways (`SCORERS`): `cosine` (Algorithm 1, the mean vectors'
 # cosine distance), `prt` (the same on unit-length usages) and `apd-within` (average pairwise
 # distance across periods minus within periods); `apd` and `jsd` (k-means clusters) can be added.
-# `apd-within` is the library's default on real text (chosen on the pseudoword benchmark), but the
-# world's probes are the same sentences in both periods, so there it measures the probes' spread,
-# not their change: its column is negative for every model, the time-blind ones too. On the world,
-# read the `cosine` column.
+# `apd-within` over z-scored vectors is the library's default on real text (chosen on the pseudoword
+# benchmark), and the notebook ranks real text with it; but the world's probes are the same sentences
+# in both periods, so there it measures the probes' spread, not their change: its column is negative
+# for every model, the time-blind ones too. On the world, read the `cosine` column.
 
 # %%
 table = comparison_table(rankers, scorers=SCORERS)

@@ -299,14 +299,18 @@ NOTEBOOK = replace(DEFAULT, samples=30, train=NOTEBOOK_TRAIN, seed=NOTEBOOK_SEED
 NOTEBOOK_METHODS = ("temporal-attention", "no-time", "plain", "time-token", "both")   # + "scaled-linear", ...
 
 
-def notebook_config(method: str = "temporal-attention", *, train_epochs: float | None = None,
+def notebook_config(method: str = "temporal-attention", *, data: str = "world", train_epochs: float | None = None,
                     **overrides) -> RankConfig:
     """The notebook's RankConfig for ``method`` (plain: no post-training, the pretrained encoder).
 
+    ``data``: the notebook's data spec. The planted world (``world``, ``world:DIR``) is ranked with
+    Algorithm 1's cosine and no z-scoring (see :data:`NOTEBOOK`); real text (``pseudoword``, ``dwug:DIR``,
+    ...) with the library's scorer and z-scoring (:data:`DEFAULT`, chosen on the pseudoword benchmark).
     ``train_epochs``: post-training epochs instead of the notebook's (0 = none; a method without
-    post-training stays without). ``overrides``: other RankConfig fields.
+    post-training stays without). ``overrides``: other RankConfig fields (they win over both).
     """
-    cfg = replace(NOTEBOOK, method=method, **overrides)
+    scoring = {} if str(data).split(":", 1)[0] == "world" else {"scorer": DEFAULT.scorer, "zscore": DEFAULT.zscore}
+    cfg = replace(NOTEBOOK, method=method, **{**scoring, **overrides})
     if method == "plain" and "train" not in overrides:
         cfg = replace(cfg, train=None)
     if train_epochs is not None and train_epochs < 0:

@@ -189,6 +189,20 @@ def test_the_notebooks_training_epochs_zero_means_none_and_negative_is_refused()
         notebook_config("temporal-attention", train_epochs=-1)
 
 
+def test_the_notebook_ranks_real_text_with_the_library_scorer_and_the_world_with_cosine():
+    from tempo_analysis.semantic_change import notebook_config
+
+    for spec in ("pseudoword", "pseudoword:/data", "dwug:/d", "semeval:/d", "nltk"):
+        cfg = notebook_config("temporal-attention", data=spec)
+        assert (cfg.scorer, cfg.zscore) == (pipeline.DEFAULT.scorer, pipeline.DEFAULT.zscore), spec
+        assert cfg.samples == pipeline.NOTEBOOK.samples                 # the rest stays the notebook's
+    for spec in ("world", "world:/tmp/w"):
+        cfg = notebook_config("temporal-attention", data=spec)
+        assert (cfg.scorer, cfg.zscore) == ("cosine", False), spec
+    assert notebook_config("plain", data="pseudoword", scorer="prt", zscore=False).scorer == "prt"
+    assert notebook_config("plain", data="pseudoword", zscore=False).zscore is False
+
+
 def test_the_clis_training_epochs_take_fractions_zero_means_none_and_negative_is_refused():
     from tempo_analysis.semantic_change import cli_config
 
