@@ -81,7 +81,7 @@ def main(argv=None):
         for model_seed, method in [(ms, m) for ms in model_seeds for m in a.methods.split(",")]:
             if (seed, model_seed, method) in done:
                 continue
-            cfg = DEFAULT if a.config == "default" else notebook_config(method)
+            cfg = DEFAULT if a.config == "default" else notebook_config(method, data=a.data)
             cfg = replace(cfg, method=method, samples=a.samples, seed=model_seed)
             if a.form is not None:
                 cfg = replace(cfg, form=a.form)
