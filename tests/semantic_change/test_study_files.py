@@ -64,3 +64,17 @@ def test_recorded_study_says_whether_each_run_was_z_scored(tmp_path):
     p = tmp_path / "study.json"
     p.write_text(json.dumps({"runs": runs}))
     assert list(recorded_study(p)["zscore"]) == [True, False, None]
+
+
+def test_the_first_run_in_the_file_picks_the_data_seed_and_a_run_without_a_model_seed_is_seed_zero(tmp_path):
+    runs = [_run("plain", 0.3, data_seed=1), _run("plain", 0.5, data_seed=0),
+            _run("temporal-attention", 0.12345, data_seed=1, model_seed=1),
+            _run("temporal-attention", 0.9, data_seed=1)]                     # no model seed: seed 0
+    p = tmp_path / "study.json"
+    p.write_text(json.dumps({"runs": runs}))
+    assert recorded_study(p).set_index("method").loc["plain", "spearman"] == 0.3
+    t = seed_spread(p).set_index("method")
+    assert t.loc["plain", "by_seed"] == [0.3]                                  # data seed 1, not the 0.5
+    assert t.loc["temporal-attention", "by_seed"] == [0.9, 0.123]             # seed 0 first; 3 decimals
+    assert math.isnan(t.loc["plain", "std"]) and math.isclose(t.loc["temporal-attention", "std"], 0.5491,
+                                                               abs_tol=1e-4)
