@@ -275,8 +275,15 @@ def test_pid_alive():
 
 
 def test_pid_alive_only_asks_and_reads_the_answers_of_the_os(monkeypatch):
-    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    # the child takes every signal's default action (under nohup SIGHUP would be ignored) and says when it is ready
+    code = ("import signal, sys, time\n"
+            "for s in signal.valid_signals():\n"
+            "    try: signal.signal(s, signal.SIG_DFL)\n"
+            "    except (OSError, ValueError): pass\n"
+            "print('ready', flush=True); time.sleep(30)")
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
+        assert child.stdout.readline().strip() == "ready"
         assert outputs.pid_alive(child.pid)
         with pytest.raises(subprocess.TimeoutExpired):   # asking sent no signal that ends it
             child.wait(timeout=0.5)
@@ -313,3 +320,16 @@ def test_no_output_file_or_folder_name_is_refused_by_name(path):
         prepare_output_file(path)
     with pytest.raises(OutputExistsError, match="no output folder given"):
         prepare_output_dir(path)
+
+
+def test_a_file_that_cannot_be_read_is_not_taken_for_ours(tmp_path, monkeypatch):
+    """When in doubt, do not clobber: a text file whose first bytes cannot be read is refused."""
+    out = tmp_path / "ranks.tsv"
+    out.write_text("word\tscore\n")
+
+    def unreadable(path, *args, **kwargs):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(outputs, "open", unreadable, raising=False)
+    with pytest.raises(OutputExistsError, match="not written by tempo_analysis"):
+        prepare_output_file(out)
