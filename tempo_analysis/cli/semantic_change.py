@@ -161,7 +161,8 @@ def run_rank_command(args) -> int:
     write_file_atomic(out, "".join(lines))
     for m in ranker.missing_:
         print(f"warning: {m} (scored NaN, left out of the correlation)", file=sys.stderr)
-    print(f"{args.method} / {cfg.scorer} / layers={cfg.layers} / n={cfg.samples} / seed={args.seed}: "
+    print(f"{args.method} / {cfg.scorer}{' (z-scored)' if cfg.zscore else ''} / layers={cfg.layers} / "
+          f"n={cfg.samples} / seed={args.seed}: "
           f"{len(ranker.scores_)} words -> {out}")
     m = ranker.metrics_
     _print_metrics(m)

@@ -61,6 +61,10 @@ def test_semeval_folder_with_a_target_missing_from_a_period(tiny_path, tmp_path,
     cap = capsys.readouterr()
     assert "'risk' has no usage in period 'corpus2'" in cap.err
     assert "dropped=1" in cap.out
+    assert "plain / apd (z-scored) / layers=1 / n=200 / seed=0" in cap.out          # the settings it ran with
+    rc = main(["semantic-change", "rank", "--data", f"semeval:{root}", "--method", "plain", "--model", tiny_path,
+               "--layers", "1", "--scorer", "apd", "--no-zscore", "--seed", "0", "--out", str(out), "--overwrite"])
+    assert rc == 0 and "plain / apd / layers=1 /" in capsys.readouterr().out
 
 
 def test_bad_input_gives_one_clear_line(tiny_path, tmp_path, capsys):
