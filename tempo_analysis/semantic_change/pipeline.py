@@ -309,7 +309,10 @@ def notebook_config(method: str = "temporal-attention", *, data: str = "world", 
     ``train_epochs``: post-training epochs instead of the notebook's (0 = none; a method without
     post-training stays without). ``overrides``: other RankConfig fields (they win over both).
     """
-    scoring = {} if str(data).split(":", 1)[0] == "world" else {"scorer": DEFAULT.scorer, "zscore": DEFAULT.zscore}
+    from ..data.specs import CHANGE_SPECS, parse_spec   # the --data rule (case, aliases, a clear error)
+
+    world = parse_spec(data, CHANGE_SPECS).kind == "world"
+    scoring = {} if world else {"scorer": DEFAULT.scorer, "zscore": DEFAULT.zscore}
     cfg = replace(NOTEBOOK, method=method, **{**scoring, **overrides})
     if method == "plain" and "train" not in overrides:
         cfg = replace(cfg, train=None)

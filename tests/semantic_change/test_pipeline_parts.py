@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from tempo_analysis.data import PeriodCorpus, TargetUsage
+from tempo_analysis.data import DataError
 from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.loaders import nltk_corpora
 from tempo_analysis.semantic_change import PostTrainConfig, pipeline
@@ -196,11 +197,13 @@ def test_the_notebook_ranks_real_text_with_the_library_scorer_and_the_world_with
         cfg = notebook_config("temporal-attention", data=spec)
         assert (cfg.scorer, cfg.zscore) == (pipeline.DEFAULT.scorer, pipeline.DEFAULT.zscore), spec
         assert cfg.samples == pipeline.NOTEBOOK.samples                 # the rest stays the notebook's
-    for spec in ("world", "world:/tmp/w"):
+    for spec in ("world", "world:/tmp/w", " World "):
         cfg = notebook_config("temporal-attention", data=spec)
         assert (cfg.scorer, cfg.zscore) == ("cosine", False), spec
     assert notebook_config("plain", data="pseudoword", scorer="prt", zscore=False).scorer == "prt"
     assert notebook_config("plain", data="pseudoword", zscore=False).zscore is False
+    with pytest.raises(DataError, match="not understood"):
+        notebook_config("plain", data="bogus:x")
 
 
 def test_the_clis_training_epochs_take_fractions_zero_means_none_and_negative_is_refused():
