@@ -4,13 +4,14 @@
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
 world (SocialWorldConfig changes) and threads. Prints RESULT with the dev perplexity of both models
-(all masked tokens, and the planted companions only), the offset ratio and the wall time, then MAPAUC:
+(all masked tokens, and the planted companions only), the offset ratio, the σ_sim precision@k
+(dev contexts, as notebook 03) and the wall time, then MAPAUC:
 per changing word, the AUC of log p(anchor) - log p(old anchor) at "word [MASK]." over every (unit,
 slice) against the planted adoption (0.5 = no map; CWE is 0.5 by construction).
 """
 import json, sys, time
 import torch
-from tempo_analysis.diffusion.evaluate import offset_ratio
+from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k
 
 from dcwe_common import dev_perplexities, fit_pair
 
@@ -29,6 +30,10 @@ try:
     res["offset_ratio"] = round(float(offset_ratio(m.dcwe_, tok, truth["changing_words"], truth["stable_words"])), 3)
 except Exception as e:
     res["offset_ratio"] = str(e)[:80]
+try:
+    res["sigma_precision"], res["sigma_top"] = sigma_precision_at_k(m.variable_words(top=8)[1], truth["changing_words"])
+except Exception as e:
+    res["sigma_precision"] = str(e)[:80]
 res["best_steps"] = {v: [r.get("step") for r in m.history_[v]][-1:] for v in ("dcwe", "cwe")}
 res["wall_s"] = round(time.time() - t0)
 print("RESULT", json.dumps(res))
