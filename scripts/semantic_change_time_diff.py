@@ -85,6 +85,9 @@ def main(argv=None):
                     help="the library's (CLI) defaults, or notebook 02's for this data")
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
+    if a.method in ("plain", "frequency"):
+        ap.error(f"--method {a.method}: this probe reads a post-trained MLM head over whole-token targets; "
+                 "use temporal-attention, time-token, both or no-time.")
     torch.set_num_threads(1)
     data = load_change_data(a.data, seed=a.seed)
     base = DEFAULT if a.config == "default" else notebook_config(a.method, data=a.data)
