@@ -140,6 +140,15 @@ if truth is not None:
                           "all tokens": [mapper.perplexity_[v] for v in companion_ppl]}).round(3))
 
 # %% [markdown]
+# How much could the offsets add at this budget, if the social component were perfect? In a
+# diagnostic run (`scripts/dcwe_dev_compare.py '{"oracle_social": true}'`), DCWE was handed the planted
+# adoption bits instead of the GAT's output. It was 1.1% below CWE on the whole text and 10% on the
+# companions, and 0.5% at ten times the steps. With 40 steps the encoder learns only slowly to turn an
+# input offset into another masked word. The companions are also a small share of the masked tokens.
+# So a gap of a few percent is all this world allows at CPU budgets
+# (`docs/results/diffusion/README.md`, "A perfect social component").
+
+# %% [markdown]
 # ## Where did the offsets move?
 # `sim` = cosine between a word's static embedding and its dynamic one in a (unit, time) context;
 # σ_sim is its spread over the dev split's contexts. On the planted world the most variable words

@@ -13,13 +13,53 @@ NOTEBOOK03 = dict(variants=("dcwe", "cwe"), epochs=100, max_steps=40, lr=1e-4, d
 
 def fit_pair(args: dict):
     """(mapper, corpus, truth, cfg): DCWE and CWE fitted on the world; `args` = config changes, plus
-    "world" (SocialWorldConfig changes) and "threads" (default 1)."""
+    "world" (SocialWorldConfig changes), "threads" (default 1) and "oracle_social" (default false: see
+    :func:`use_oracle_social`)."""
     args = dict(args)
     world = args.pop("world", {})
     torch.set_num_threads(int(args.pop("threads", 1)))
+    oracle = bool(args.pop("oracle_social", False))
     corpus, truth = load_social("world", world=world)
     cfg = DiffusionTrainConfig(**{**NOTEBOOK03, **args})
+    if oracle:
+        use_oracle_social(corpus, truth)
     return DiffusionMapper(cfg).fit(corpus), corpus, truth, cfg
+
+
+def oracle_social_tables(corpus, truth, social_dim: int) -> list:
+    """Per slice, a [units, social_dim] table holding the planted adoption bits: column i is +1 where the
+    unit has adopted changing word i by that slice, -1 where not; the other columns are 0."""
+    words = truth["changing_words"]
+    if len(words) > social_dim:
+        raise ValueError(f"{len(words)} changing words do not fit social_dim={social_dim}")
+    tables = []
+    for t in range(len(corpus.slices)):
+        tab = torch.zeros(len(corpus.units), social_dim)
+        for ui, u in enumerate(corpus.units):
+            for wi, w in enumerate(words):
+                f = truth["words"][w]["first_slice"][u]
+                tab[ui, wi] = 1.0 if (f is not None and f <= t) else -1.0
+        tables.append(tab)
+    return tables
+
+
+def use_oracle_social(corpus, truth):
+    """A diagnostic, never a model: DCWE's social vector s_{u,t} becomes the planted adoption bits of unit u
+    at slice t (the GAT still runs, its output is replaced), so the offset network gets exactly what the
+    world plants. How far that DCWE gets past CWE bounds what any learned social component can add at
+    the same budget. Patches DynamicComponent.social_table for the rest of the process."""
+    from tempo_analysis.diffusion import model as dm
+
+    learned, tables = dm.DynamicComponent.social_table, {}
+
+    def oracle(self, t):
+        s = learned(self, t)
+        key = (t, s.shape[1])
+        if key not in tables:
+            tables[key] = oracle_social_tables(corpus, truth, s.shape[1])[t]
+        return s * 0 + tables[key]
+
+    dm.DynamicComponent.social_table = oracle
 
 
 def dev_perplexities(m, corpus, truth, cfg) -> dict:

@@ -3,7 +3,8 @@
     OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_dev_compare.py '{"max_steps": 120, "world": {"docs_per_word": 8}}'
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
-world (SocialWorldConfig changes) and threads. Prints RESULT with the dev perplexity of both models
+world (SocialWorldConfig changes), threads, and oracle_social (true: DCWE's social vector is the planted
+adoption bits, a diagnostic upper bound; dcwe_common.use_oracle_social). Prints RESULT with the dev perplexity of both models
 (all masked tokens, and the planted companions only), the offset ratio, the σ_sim precision@k
 (dev contexts, as notebook 03) and the wall time, then MAPAUC:
 per changing word, the AUC of log p(anchor) - log p(old anchor) at "word [MASK]." over every (unit,
@@ -19,7 +20,7 @@ args = json.loads(sys.argv[1])
 t0 = time.time()
 m, corpus, truth, cfg = fit_pair(args)
 world = args.get("world", {})
-args = {k: v for k, v in args.items() if k not in ("world", "threads")}
+args = {k: v for k, v in args.items() if k not in ("world", "threads")}  # oracle_social stays visible
 tok = m.tokenizer_
 res = {"args": args, "world": world, "docs": len(corpus.df), "train_docs": len(m.splits_["train"])}
 for v, (all_tokens, companions) in dev_perplexities(m, corpus, truth, cfg).items():
