@@ -145,7 +145,7 @@ if truth is not None:
 # adoption bits instead of the GAT's output. It was 1.1% below CWE on the whole text and 10% on the
 # companions, and 0.5% at ten times the steps. With 40 steps the encoder learns only slowly to turn an
 # input offset into another masked word. The companions are also a small share of the masked tokens.
-# So a gap of a few percent is all this world allows at CPU budgets
+# So at CPU budgets this world leaves room for a gap of about one per cent
 # (`docs/results/diffusion/README.md`, "A perfect social component").
 
 # %% [markdown]
