@@ -142,8 +142,8 @@ if truth is not None:
 # %% [markdown]
 # How much could the offsets add at this budget, if the social component were perfect? In a
 # diagnostic run (`scripts/dcwe_dev_compare.py '{"oracle_social": true}'`), DCWE was handed the planted
-# adoption bits instead of the GAT's output. It was 1.1% below CWE on the whole text and 10% on the
-# companions, and 0.5% at ten times the steps. With 40 steps the encoder learns only slowly to turn an
+# adoption bits instead of the GAT's output. At seed 0 it was 1.1% below CWE on the whole text and 10%
+# on the companions, and 0.5% at ten times the steps; at seed 1 it was 3.5% above CWE. With 40 steps the encoder learns only slowly to turn an
 # input offset into another masked word. The companions are also a small share of the masked tokens.
 # So at CPU budgets this world leaves room for a gap of about one per cent
 # (`docs/results/diffusion/README.md`, "A perfect social component").
