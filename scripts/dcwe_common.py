@@ -47,13 +47,17 @@ def use_oracle_social(corpus, truth):
     """A diagnostic, never a model: DCWE's social vector s_{u,t} becomes the planted adoption bits of unit u
     at slice t (the GAT still runs, its output is replaced), so the offset network gets exactly what the
     world plants. How far that DCWE gets past CWE bounds what any learned social component can add at
-    the same budget. Patches DynamicComponent.social_table for the rest of the process."""
+    the same budget. Patches DynamicComponent.social_table for the rest of the process. The temporal
+    ablation (one social component for all slices) keeps its learned GAT: a per-slice table would hand
+    it the time it is built without."""
     from tempo_analysis.diffusion import model as dm
 
     learned, tables = dm.DynamicComponent.social_table, {}
 
     def oracle(self, t):
         s = learned(self, t)
+        if self.timeless:
+            return s
         key = (t, s.shape[1])
         if key not in tables:
             tables[key] = oracle_social_tables(corpus, truth, s.shape[1])[t]

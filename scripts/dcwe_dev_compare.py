@@ -4,8 +4,8 @@
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
 world (SocialWorldConfig changes), threads, and oracle_social (true: DCWE's social vector is the planted
-adoption bits, a diagnostic upper bound; dcwe_common.use_oracle_social). Prints RESULT with the dev perplexity of both models
-(all masked tokens, and the planted companions only), the offset ratio, the σ_sim precision@k
+adoption bits, a diagnostic upper bound; dcwe_common.use_oracle_social). Prints RESULT with the dev
+perplexity of both models (all masked tokens, and the planted companions only), the offset ratio, the σ_sim precision@k
 (dev contexts, as notebook 03) and the wall time, then MAPAUC:
 per changing word, the AUC of log p(anchor) - log p(old anchor) at "word [MASK]." over every (unit,
 slice) against the planted adoption (0.5 = no map; CWE is 0.5 by construction).
