@@ -13,12 +13,14 @@ NOTEBOOK03 = dict(variants=("dcwe", "cwe"), epochs=100, max_steps=40, lr=1e-4, d
 
 def fit_pair(args: dict):
     """(mapper, corpus, truth, cfg): DCWE and CWE fitted on the world; `args` = config changes, plus
-    "world" (SocialWorldConfig changes), "threads" (default 1) and "oracle_social" (default false: see
-    :func:`use_oracle_social`)."""
+    "world" (SocialWorldConfig changes), "threads" (default 1), "oracle_social" (default false: see
+    :func:`use_oracle_social`) and "output_offsets" (default false: see :func:`use_output_offsets`)."""
     args = dict(args)
     world = args.pop("world", {})
     torch.set_num_threads(int(args.pop("threads", 1)))
     oracle = bool(args.pop("oracle_social", False))
+    if args.pop("output_offsets", False):
+        use_output_offsets()
     corpus, truth = load_social("world", world=world)
     cfg = DiffusionTrainConfig(**{**NOTEBOOK03, **args})
     if oracle:
@@ -75,3 +77,50 @@ def dev_perplexities(m, corpus, truth, cfg) -> dict:
     only = [tok(w, add_special_tokens=False)["input_ids"][0] for w in comp]
     return {v: (round(mlm_perplexity(m.models_[v], b), 4), round(mlm_perplexity(m.models_[v], b, only=only), 4))
             for v in ("dcwe", "cwe")}
+
+
+def use_output_offsets():
+    """A diagnostic: DCWE's MLM output layer also uses the dynamic embeddings. BERT ties its decoder to the
+    input embeddings; here the logit of a dynamic-vocabulary word j at a masked position of a document of
+    unit u in slice t becomes z·(e_j + o_{j,u,t}) + b_j, with z the head's transformed hidden state and o the
+    same offset network as on the input side. CWE (no dynamic component) is unchanged. Patches
+    DCWEForMaskedLM.forward for the rest of the process."""
+    import torch.nn.functional as F
+    from tempo_analysis.diffusion import model as dm
+
+    def forward(self, input_ids, unit_ids, slice_ids, attention_mask=None, token_type_ids=None, labels=None,
+                output_hidden_states=False, **kwargs):
+        embeds, offsets, prior_a, prior_w, pos = self.input_embeddings(input_ids, attention_mask, unit_ids,
+                                                                        slice_ids)
+        head = dm.mlm_head(self.encoder).predictions
+        kw = {"token_type_ids": token_type_ids} if token_type_ids is not None else {}
+        base = self.encoder.base_model(inputs_embeds=embeds, attention_mask=attention_mask,
+                                       output_hidden_states=output_hidden_states, **kw)
+        seq = base.last_hidden_state
+        sel = (labels != -100) if labels is not None else torch.ones(seq.shape[:2], dtype=torch.bool)
+        b_idx = sel.nonzero(as_tuple=True)[0]
+        z = head.transform(seq[sel])
+        logits = head.decoder(z)
+        dyn = self.dynamic
+        D = dyn.dynamic_mask.nonzero(as_tuple=True)[0]
+        e_d = self.encoder.get_input_embeddings().weight[D]
+        t_r, u_r = slice_ids[b_idx], unit_ids[b_idx]
+        extra = z.new_zeros(z.shape[0], len(D))
+        cache, social = {}, self.config.ablation != "sa"
+        for t in sorted(set(t_r.tolist())):
+            rows = (t_r == t).nonzero(as_tuple=True)[0]
+            units, inv = torch.unique(u_r[rows], return_inverse=True)
+            k = len(units)
+            e = e_d[None].expand(k, -1, -1)
+            s = dyn.social_lookup(t, units, None, cache)[:, None].expand(-1, len(D), -1) if social else None
+            o = dyn.offset(t, e, s)                                  # [k, |D|, H]
+            extra = extra.index_put((rows,), torch.einsum("rh,rdh->rd", z[rows], o[inv]))
+        logits = logits.index_add(1, D, extra)
+        task = F.cross_entropy(logits, labels[sel]) if labels is not None else None
+        if labels is None:
+            logits = logits.reshape(*seq.shape[:2], -1)
+        loss = None if task is None else task + prior_a + prior_w
+        return dm.DCWEOutput(loss=loss, logits=logits, task_loss=task, prior_a=prior_a, prior_w=prior_w,
+                             hidden_states=base.hidden_states, offsets=offsets, offset_positions=pos)
+
+    dm.DCWEForMaskedLM.forward = forward

@@ -4,7 +4,8 @@
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
 world (SocialWorldConfig changes), threads, and oracle_social (true: DCWE's social vector is the planted
-adoption bits, a diagnostic upper bound; dcwe_common.use_oracle_social). Prints RESULT with the dev
+adoption bits, a diagnostic upper bound; dcwe_common.use_oracle_social) and output_offsets (true: the
+offsets also enter DCWE's output layer, a diagnostic; dcwe_common.use_output_offsets). Prints RESULT with the dev
 perplexity of both models (all masked tokens, and the planted companions only), the offset ratio, the σ_sim precision@k
 (dev contexts, as notebook 03) and the wall time, then MAPAUC:
 per changing word, the AUC of log p(anchor) - log p(old anchor) at "word [MASK]." over every (unit,
@@ -20,7 +21,7 @@ args = json.loads(sys.argv[1])
 t0 = time.time()
 m, corpus, truth, cfg = fit_pair(args)
 world = args.get("world", {})
-args = {k: v for k, v in args.items() if k not in ("world", "threads")}  # oracle_social stays visible
+args = {k: v for k, v in args.items() if k not in ("world", "threads")}  # oracle_social, output_offsets stay visible
 tok = m.tokenizer_
 res = {"args": args, "world": world, "docs": len(corpus.df), "train_docs": len(m.splits_["train"])}
 for v, (all_tokens, companions) in dev_perplexities(m, corpus, truth, cfg).items():
