@@ -3,7 +3,7 @@
     OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_dev_compare.py '{"max_steps": 120, "world": {"docs_per_word": 8}}'
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
-world (SocialWorldConfig changes), threads, and oracle_social (true: DCWE's social vector is the planted
+world (SocialWorldConfig changes), threads, oracle_social (true: DCWE's social vector is the planted
 adoption bits, a diagnostic upper bound; dcwe_common.use_oracle_social) and output_offsets (true: the
 offsets also enter DCWE's output layer, a diagnostic; dcwe_common.use_output_offsets). Prints RESULT with the dev
 perplexity of both models (all masked tokens, and the planted companions only), the offset ratio, the σ_sim precision@k
