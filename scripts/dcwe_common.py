@@ -83,7 +83,8 @@ def use_output_offsets():
     """A diagnostic: DCWE's MLM output layer also uses the dynamic embeddings. BERT ties its decoder to the
     input embeddings; here the logit of a dynamic-vocabulary word j at a masked position of a document of
     unit u in slice t becomes z·(e_j + o_{j,u,t}) + b_j, with z the head's transformed hidden state and o the
-    same offset network as on the input side. CWE (no dynamic component) is unchanged. Patches
+    same offset network as on the input side. CWE (no dynamic component) is unchanged. BERT-style heads
+    only (`cls.predictions` with `transform` and `decoder`, as the embedded encoder has). Patches
     DCWEForMaskedLM.forward for the rest of the process."""
     import torch.nn.functional as F
     from tempo_analysis.diffusion import model as dm
