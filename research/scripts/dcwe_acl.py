@@ -1,6 +1,6 @@
-"""DCWE against CWE on the ACL Anthology: venues as social units, years as slices (docs/results/diffusion/acl.md).
+"""DCWE against CWE on the ACL Anthology: venues as social units, years as slices (research/results/diffusion/acl.md).
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_acl.py '{"out": "build/acl_diffusion.json"}'
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_acl.py '{"out": "build/acl_diffusion.json"}'
 
 One JSON argument, every key optional: years [first, last] (default 2017-2020), max_docs (abstracts sampled
 per venue and year, default 40), min_papers (30), theta (author-Jaccard edge threshold, 0.01), pairs

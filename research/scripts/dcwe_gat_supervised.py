@@ -1,6 +1,6 @@
 """Diagnostic: can DCWE's social component represent the planted adoption map at all?
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_gat_supervised.py [steps] [lr]
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_gat_supervised.py [steps] [lr]
 
 The planted world's graph and node2vec vectors (as notebook 03 builds them) feed one
 `SocialComponent` (two GAT layers) per slice, as in DCWE; a linear layer per slice reads every
@@ -9,7 +9,7 @@ cross-entropy, all 24 units x 5 slices x 4 words in every full-graph step), with
 reference GAT dropout. Prints the loss, the share of cells classified right and the mean distance
 between units' social vectors every 100 steps. A high accuracy means that the map can be read from
 the graph, so a DCWE that does not learn it is short of signal, not of capacity
-(docs/results/diffusion/README.md).
+(research/results/diffusion/README.md).
 """
 import sys
 

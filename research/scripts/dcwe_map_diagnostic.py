@@ -1,6 +1,6 @@
-"""Diagnostic: can DCWE's offsets learn the planted world's adoption map? (docs/results/diffusion/README.md)
+"""Diagnostic: can DCWE's offsets learn the planted world's adoption map? (research/results/diffusion/README.md)
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_map_diagnostic.py '{"freeze_body": 1, "paired_only": 1, "dlr": 1e-4, "steps": 200}'
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_map_diagnostic.py '{"freeze_body": 1, "paired_only": 1, "dlr": 1e-4, "steps": 200}'
 
 One JSON argument: world (SocialWorldConfig changes), freeze_body (train the dynamic component only),
 paired_only (train on the paired documents only), lr / dlr (body / dynamic learning rate), steps, bs,

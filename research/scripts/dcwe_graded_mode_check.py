@@ -1,8 +1,8 @@
 """Diagnostic: does a graded readout of a longer-trained DCWE's map give the planted mode?
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_graded_mode_check.py '{"steps": 600, "world": {"docs_per_word": 8}}'
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_graded_mode_check.py '{"steps": 600, "world": {"docs_per_word": 8}}'
 
-As scripts/dcwe_mode_check.py (the same training), but a unit holds the new sense in a slice when
+As research/scripts/dcwe_mode_check.py (the same training), but a unit holds the new sense in a slice when
 the model's probability of the anchor (`prediction_rhat`'s `anchor_prob`, probes averaged) is
 above a per-word threshold, fixed before the run as Otsu's split of log anchor_prob over all
 (unit, slice) cells of that word (the split that maximises the between-class variance). A model

@@ -1,6 +1,6 @@
 """Does post-training with time learn p(target | context, period)? Read at the MLM head.
 
-    OMP_NUM_THREADS=1 python scripts/semantic_change_time_diff.py --method temporal-attention --seed 0 \
+    OMP_NUM_THREADS=1 python research/scripts/semantic_change_time_diff.py --method temporal-attention --seed 0 \
         --target-mask-prob 1.0 --time-lr 1e-2 --max-sentences 6000 --out FILE
 
 Post-trains a method at the library defaults or notebook 02's (`--config`; changes as given) and ranks as the CLI does. Then, for

@@ -1,7 +1,7 @@
 """Where can the planted adoption map be read from? DCWE and CWE on the planted world, read four ways
-(docs/results/diffusion/README.md, "The text tells the time-blind control").
+(research/results/diffusion/README.md, "The text tells the time-blind control").
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_readout_check.py '{"world": {"paired_layout": "one"}}'
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_readout_check.py '{"world": {"paired_layout": "one"}}'
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
 world (SocialWorldConfig changes). Prints the dev perplexity of both models (all masked tokens, and the

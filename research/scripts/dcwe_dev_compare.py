@@ -1,6 +1,6 @@
-"""DCWE against CWE on the planted world, scored on the dev split (docs/results/diffusion/README.md).
+"""DCWE against CWE on the planted world, scored on the dev split (research/results/diffusion/README.md).
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_dev_compare.py '{"max_steps": 120, "world": {"docs_per_word": 8}}'
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_dev_compare.py '{"max_steps": 120, "world": {"docs_per_word": 8}}'
 
 One JSON argument: DiffusionTrainConfig fields over notebook 03's defaults (variants dcwe and cwe), plus
 world (SocialWorldConfig changes), threads, oracle_social (true: DCWE's social vector is the planted

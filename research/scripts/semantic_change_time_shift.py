@@ -1,7 +1,7 @@
 """Does temporal attention learn a word-specific period shift? The time-only route on a change data spec.
 
-    OMP_NUM_THREADS=1 python scripts/semantic_change_time_shift.py --data pseudoword --seed 0 \
-        --time-lr 1e-2 --max-sentences 6000 --out docs/results/semantic_change/pseudoword_time_shift_seed0.json
+    OMP_NUM_THREADS=1 python research/scripts/semantic_change_time_shift.py --data pseudoword --seed 0 \
+        --time-lr 1e-2 --max-sentences 6000 --out research/results/semantic_change/pseudoword_time_shift_seed0.json
 
 Post-trains temporal attention at the library defaults (changes as given), ranks as the CLI does,
 then embeds the *same* sampled usages twice, once run under the first compared period and once under

@@ -1,9 +1,9 @@
-"""Diagnostic: does a longer-trained DCWE's map give the planted mode? (docs/results/diffusion/README.md)
+"""Diagnostic: does a longer-trained DCWE's map give the planted mode? (research/results/diffusion/README.md)
 
-    OMP_NUM_THREADS=1 .venv/bin/python scripts/dcwe_mode_check.py '{"steps": 600, "world": {"docs_per_word": 8}}'
+    OMP_NUM_THREADS=1 .venv/bin/python research/scripts/dcwe_mode_check.py '{"steps": 600, "world": {"docs_per_word": 8}}'
 
 For the walk world and then the flight world (SocialWorldConfig changes in `world`), DCWE and CWE
-train as in scripts/dcwe_dev_compare.py (notebook 03's defaults, `steps` optimiser steps each).
+train as in research/scripts/dcwe_dev_compare.py (notebook 03's defaults, `steps` optimiser steps each).
 Then, for every changing word, notebook 03's readout (r̂: is the anchor the model's first choice
 among the dynamic words at "word [MASK]." in each unit and slice; `analyze_rhat`'s mode) from
 DCWE, from the same DCWE with its offsets zeroed, and from CWE. Prints per word the recovered mode,

@@ -1,19 +1,19 @@
 """Scorer defaults and the time ablation on a change data spec (the pseudoword benchmark by default).
 
-    python scripts/semantic_change_study.py --data pseudoword --seeds 0 \
+    python research/scripts/semantic_change_study.py --data pseudoword --seeds 0 \
         --methods plain,no-time,temporal-attention,time-token,both --samples 40 \
-        --out docs/results/semantic_change/pseudoword_study.json
+        --out research/results/semantic_change/pseudoword_study.json
 
     # the planted world at notebook 02's settings, one run per model seed (the world itself is fixed)
-    python scripts/semantic_change_study.py --data world --config notebook --samples 30 --seeds 0 \
+    python research/scripts/semantic_change_study.py --data world --config notebook --samples 30 --seeds 0 \
         --model-seeds 0,1,2,3,4 --methods plain,temporal-attention,time-token,both \
-        --out docs/results/semantic_change/world_seeds.json
+        --out research/results/semantic_change/world_seeds.json
 
 For each data seed, model seed (``--model-seeds``: ``RankConfig.seed``, which seeds the new
 parameters, the post-training and the usage sample) and method: one ``SemanticChangeRanker`` fit
 (every hidden layer kept), then the stored vectors are re-scored over a grid of scorers x layers x
 z-scoring (no re-embedding). Writes one JSON with the Spearman of every cell and the timings, plus the frequency baseline;
-docs/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
+research/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
 Runs that are already in ``--out`` (same data seed, model seed and method) are kept and skipped, so an
 interrupted study resumes; a file written with other settings (data, samples, training, config) is refused, so
 that one file never mixes runs of different settings under one header.
