@@ -10,7 +10,6 @@ predicts. The four facades pass it (``tests/contract/``); a new method should to
 """
 from __future__ import annotations
 
-import copy
 import inspect
 import pickle
 import tempfile
@@ -65,6 +64,7 @@ def check_estimator(make: Callable[..., Estimator], data, *, outputs: Callable[[
     import plotly.graph_objects as go
 
     fit = fit or (lambda est, d: est.fit(d))
+    before = _snapshot(data)
     est = make()
     cls = type(est)
     name = cls.__name__
@@ -104,15 +104,13 @@ def check_estimator(make: Callable[..., Estimator], data, *, outputs: Callable[[
             assert key in str(e), f"{name}: the error for {bad} must name {key!r}: {e}"
         else:
             raise AssertionError(f"{name}.fit accepted the bad setting {bad}")
+        assert _snapshot(data) == before, f"{name}.fit changed its input data (with the bad setting {bad})"
 
     # fit returns self, does not change its input, and what it learns ends in "_"
     before_attrs = set(vars(est))
-    before = _snapshot(data)
-    kept = copy.deepcopy(data)
     returned = fit(est, data)
     assert returned is est, f"{name}.fit must return self"
     assert _snapshot(data) == before, f"{name}.fit changed its input data"
-    del kept
     new = [a for a in set(vars(est)) - before_attrs if not a.startswith("_")]
     bad_names = [a for a in new if not a.endswith("_")]
     assert not bad_names, f"{name}.fit set public attributes without a trailing underscore: {bad_names}"
