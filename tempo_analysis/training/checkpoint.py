@@ -12,7 +12,7 @@ then the raw tensor bytes.
 Ours or theirs: a file is a Trainer checkpoint when its header carries our JSON with ``kind``
 "best" or "last" (:func:`checkpoint_meta` reads the header only). The Trainer refuses to replace or
 resume from a ``best``/``last.safetensors`` that is not (:class:`ForeignCheckpointError`).
-Temp files (``.NAME.tmp-<pid>``) of writers that died (SIGKILL, power loss) are removed at the
+Temporaries (``.NAME.tempo_analysis-tmp-<pid>-<token>``, marked) of writers that died (SIGKILL, power loss) are removed at the
 start of the next save (:func:`tempo_analysis.outputs.clean_stale_temps`).
 """
 
@@ -27,7 +27,7 @@ import torch
 from safetensors import SafetensorError, safe_open
 from safetensors.torch import save as _st_save
 
-from tempo_analysis.outputs import OutputExistsError, clean_stale_temps
+from tempo_analysis.outputs import OutputExistsError, clean_stale_temps, temp_file_for
 
 META_KEY = "tempo_analysis"  # the __metadata__ key that holds our JSON
 _MAX_HEADER = 100 * 1024 * 1024  # the safetensors format's own limit on the JSON header
@@ -106,16 +106,12 @@ def save_checkpoint(path, tensors: dict[str, torch.Tensor], metadata: dict | Non
             seen.add(ptr)
     blob = _st_save(clean, metadata={"format": "pt", META_KEY: meta_json})
 
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
+    with temp_file_for(path) as tmp:      # a marked temp folder beside path, removed whatever happens
         with open(tmp, "wb") as fh:
             fh.write(blob)
             fh.flush()
             os.fsync(fh.fileno())         # bytes are on disk before the rename makes them visible
         os.replace(tmp, path)             # atomic on POSIX and Windows (same filesystem)
-    except BaseException:
-        tmp.unlink(missing_ok=True)       # never leave a half-written temp file behind
-        raise
     try:                                  # persist the rename itself (best effort; not on Windows)
         dir_fd = os.open(path.parent, os.O_RDONLY)
         try:

@@ -28,6 +28,18 @@ def dead_pid() -> int:
     return p.pid
 
 
+TOKEN = "0a1b2c3d4e5f6071"
+
+
+def our_temp(parent: Path, name: str, what: str, pid: int, *, marked: bool = True, token: str = TOKEN) -> Path:
+    """A temporary sibling as the library names it (and marks it, unless ``marked=False``)."""
+    p = parent / f".{name}.tempo_analysis-{what}-{pid}-{token}"
+    p.mkdir()
+    if marked:
+        (p / outputs.TEMP_MARK).write_text(token)
+    return p
+
+
 def listing(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir())
 
@@ -87,7 +99,7 @@ def test_a_folder_of_ours_is_replaced_as_a_whole_never_merged(tmp_path):
     manifest = json.loads((out / MANIFEST).read_text())
     assert manifest["kind"] == "test" and manifest["version"] == 1 and "created" in manifest
     with atomic_output_dir(out, kind="test", seed=3) as tmp:
-        assert tmp.parent == tmp_path and tmp.name.startswith(".run.tmp-")
+        assert tmp.parent == tmp_path and tmp.name.startswith(".run.tempo_analysis-tmp-")
         (tmp / "results.json").write_text("new")
     assert listing(out) == [MANIFEST, "results.json"]                   # old_variant.bin is gone
     assert json.loads((out / MANIFEST).read_text())["seed"] == 3
@@ -199,20 +211,39 @@ def test_a_manifest_is_dated_in_utc_to_the_second():
 # ------------------------------------------------------------------------------------ stale temporaries
 def test_clean_stale_temps_removes_only_dead_writers_and_restores_a_set_aside_folder(tmp_path):
     dead, alive = dead_pid(), os.getppid()
-    (tmp_path / f".run.tmp-{dead}-0a1b2c3d").mkdir()
-    (tmp_path / f".run.tmp-{dead}-0a1b2c3d" / "big.bin").write_bytes(b"x" * 100)
-    (tmp_path / f".last.safetensors.tmp-{dead}").write_bytes(b"x")          # the Trainer's name
-    (tmp_path / f".keep.tmp-{alive}-0a1b2c3d").write_bytes(b"x")             # a live writer's
-    (tmp_path / f".gone.old-{dead}-0a1b2c3d").mkdir()                         # killed between renames
-    (tmp_path / f".gone.old-{dead}-0a1b2c3d" / "model.bin").write_text("previous")
+    (our_temp(tmp_path, "run", "tmp", dead) / "big.bin").write_bytes(b"x" * 100)
+    our_temp(tmp_path, "keep", "tmp", alive)                                  # a live writer's
+    (our_temp(tmp_path, "gone", "old", dead) / "model.bin").write_text("previous")   # killed between renames
     (tmp_path / "there").mkdir()
-    (tmp_path / f".there.old-{dead}-0a1b2c3d").mkdir()                        # the new one is in place
+    our_temp(tmp_path, "there", "old", dead)                                  # the new one is in place
     (tmp_path / "user.tmp-123").write_text("not ours: no leading dot")
     removed = clean_stale_temps(tmp_path)
-    assert len(removed) == 4
-    assert listing(tmp_path) == [f".keep.tmp-{alive}-0a1b2c3d", "gone", "there", "user.tmp-123"]
+    assert len(removed) == 3
+    assert listing(tmp_path) == [f".keep.tempo_analysis-tmp-{alive}-{TOKEN}", "gone", "there", "user.tmp-123"]
+    assert listing(tmp_path / "gone") == ["model.bin"]                        # restored, marker dropped
     assert (tmp_path / "gone" / "model.bin").read_text() == "previous"
     assert clean_stale_temps(tmp_path / "missing") == []
+
+
+def test_a_users_files_named_like_temps_are_never_touched(tmp_path):
+    """Names alone prove nothing: only a folder holding our marker with its own token is ours."""
+    dead = dead_pid()
+    (tmp_path / f".draft.tmp-{dead}").write_text("draft")                    # the old naming, a user's file
+    (tmp_path / f".thesis.tex.old-{dead}").write_text("old thesis")          # would have been renamed into place
+    photos = tmp_path / f".photos.tmp-{dead}"
+    photos.mkdir()
+    (photos / "cat.jpg").write_bytes(b"jpg")
+    our_temp(tmp_path, "unmarked", "tmp", dead, marked=False)                 # our name, no marker
+    wrong = our_temp(tmp_path, "wrong", "old", dead)
+    (wrong / outputs.TEMP_MARK).write_text("ffffffffffffffff")               # a marker with another token
+    (tmp_path / f".file.tempo_analysis-tmp-{dead}-{TOKEN}").write_text("a file, not a folder")
+    before = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*"))
+    assert clean_stale_temps(tmp_path) == []
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == before
+    assert not (tmp_path / "thesis.tex").exists() and not (tmp_path / "wrong").exists()
+    prepare_output_dir(tmp_path / "run")                                      # a save's own cleaning, too
+    write_file_atomic(tmp_path / "results.json", "{}")
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")) == sorted(before + ["results.json"])
 
 
 CHILD = textwrap.dedent("""
@@ -263,7 +294,9 @@ def test_sigkill_during_a_save_keeps_the_old_output_and_leaves_no_orphan_after_t
 def test_the_previous_output_survives_a_kill_between_the_renames(tmp_path):
     """After a kill between the renames, the check before the next run puts the old folder back."""
     out = make_ours(tmp_path / "run")
-    os.replace(out, tmp_path / f".run.old-{dead_pid()}-0a1b2c3d")
+    aside = tmp_path / f".run.tempo_analysis-old-{dead_pid()}-{TOKEN}"
+    os.replace(out, aside)
+    (aside / outputs.TEMP_MARK).write_text(TOKEN)
     prepare_output_dir(out)
     assert listing(tmp_path) == ["run"] and (out / "model.bin").read_text() == "model.bin"
 

@@ -17,6 +17,7 @@ from safetensors.torch import save_file
 
 from tempo_analysis.data import DataError
 from tempo_analysis.training import Trainer, load_checkpoint, save_checkpoint
+from tempo_analysis.outputs import TEMP_MARK
 from tempo_analysis.training.checkpoint import ForeignCheckpointError, checkpoint_meta
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ folder, mode = sys.argv[1], sys.argv[2]
 if mode == "block-in-write":                         # stop inside the 3rd write of last.safetensors
     real, n = os.replace, [0]
     def replace(src, dst):
-        if os.path.basename(str(src)).startswith(".last.safetensors.tmp-"):
+        if os.path.basename(os.path.dirname(str(src))).startswith(".last.safetensors.tempo_analysis-tmp-"):
             n[0] += 1
             if n[0] == 3:
                 print("WRITING", flush=True)
@@ -149,18 +150,30 @@ def test_load_checkpoint_of_a_foreign_file_is_a_clear_error(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ stale temp files
+def stale(folder: Path, name: str, pid: int) -> str:
+    """A temporary folder as save_checkpoint leaves it when killed (named and marked by the library)."""
+    token = "0123456789abcdef"
+    p = folder / f".{name}.tempo_analysis-tmp-{pid}-{token}"
+    p.mkdir(parents=True)
+    (p / TEMP_MARK).write_text(token)
+    (p / "data").write_bytes(b"x" * 1000)
+    return p.name
+
+
 def test_temp_files_of_dead_runs_are_removed_on_the_next_run(tmp_path):
     dead, alive = dead_pid(), os.getppid()
-    (tmp_path / f".last.safetensors.tmp-{dead}").write_bytes(b"x" * 1000)
-    (tmp_path / f".best.safetensors.tmp-{dead}").write_bytes(b"x")
-    (tmp_path / f".last.safetensors.tmp-{alive}").write_bytes(b"x")      # a live writer's: kept
+    stale(tmp_path, "last.safetensors", dead)
+    stale(tmp_path, "best.safetensors", dead)
+    kept = stale(tmp_path, "last.safetensors", alive)                    # a live writer's: kept
+    (tmp_path / f".last.safetensors.tmp-{dead}").write_bytes(b"x")      # no marker: not ours, kept
     model, train, dev, cfg = build(tmp_path, max_epochs=1)
     Trainer(model, cfg, loss_fn=mse).fit(train, dev)
-    assert sorted(os.listdir(tmp_path)) == [f".last.safetensors.tmp-{alive}", "best.safetensors", "last.safetensors"]
+    assert sorted(os.listdir(tmp_path)) == sorted([kept, f".last.safetensors.tmp-{dead}", "best.safetensors",
+                                                   "last.safetensors"])
 
 
 def test_temp_files_of_dead_runs_are_removed_before_training_starts(tmp_path):
-    (tmp_path / f".last.safetensors.tmp-{dead_pid()}").write_bytes(b"x")
+    stale(tmp_path, "last.safetensors", dead_pid())
     model, train, dev, cfg = build(tmp_path)
 
     def fails(model, batch):
@@ -171,7 +184,7 @@ def test_temp_files_of_dead_runs_are_removed_before_training_starts(tmp_path):
 
 
 def test_save_checkpoint_alone_also_cleans_dead_temps(tmp_path):
-    (tmp_path / f".c.safetensors.tmp-{dead_pid()}").write_bytes(b"x")
+    stale(tmp_path, "c.safetensors", dead_pid())
     save_checkpoint(tmp_path / "c.safetensors", {"w": torch.ones(2)}, {})
     assert os.listdir(tmp_path) == ["c.safetensors"]
 
@@ -194,7 +207,8 @@ def test_sigkill_inside_a_checkpoint_write_leaves_last_loadable_and_resume_exact
         child.send_signal(signal.SIGKILL)
         child.wait()
     names = sorted(os.listdir(folder))
-    assert names == [f".last.safetensors.tmp-{child.pid}", "best.safetensors", "last.safetensors"]  # an orphan
+    assert names[1:] == ["best.safetensors", "last.safetensors"]                                    # an orphan:
+    assert names[0].startswith(f".last.safetensors.tempo_analysis-tmp-{child.pid}-")                # ours, marked
     tensors, meta = load_checkpoint(folder / "last.safetensors")         # the previous one, complete
     assert meta["kind"] == "last" and meta["trainer"]["global_step"] == 2
     model, trainer = resume_to_the_end(folder)

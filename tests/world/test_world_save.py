@@ -19,7 +19,7 @@ import pytest
 import tempo_analysis.world as world_pkg
 import tempo_analysis.world.world as world_mod
 from tempo_analysis.cli import main
-from tempo_analysis.outputs import OutputExistsError
+from tempo_analysis.outputs import TEMP_MARK, OutputExistsError
 from tempo_analysis.world import FILES, ChangeWorldConfig, WorldConfig, generate_world, load_world
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +150,9 @@ def test_a_failure_between_the_renames_puts_the_previous_world_back(world0, worl
 
 def test_a_world_set_aside_by_a_killed_save_is_found_again(world0, tmp_path):
     world0.save(tmp_path / "world")
-    os.replace(tmp_path / "world", tmp_path / f".world.old-{dead_pid()}-0a1b2c3d")   # killed between renames
+    aside = tmp_path / f".world.tempo_analysis-old-{dead_pid()}-0a1b2c3d4e5f6071"
+    (tmp_path / "world" / TEMP_MARK).write_text("0a1b2c3d4e5f6071")                  # marked as a save does
+    os.replace(tmp_path / "world", aside)                                            # killed between renames
     assert load_world(tmp_path).config.seed == 0
     assert listing(tmp_path) == ["world"]
 
