@@ -43,18 +43,17 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
-from tempo_analysis.data.specs import load_timelines
 from tempo_analysis.data.timelines import TIME_UNITS
 from tempo_analysis.evaluation.classification import aggregate, classification_scores
 from tempo_analysis.figures import stream as figs
 from tempo_analysis.notebook import cached, record_summary
+from tempo_analysis.resolve import load_timelines
 from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
 from tempo_analysis.stream.experiment import (fit_and_score, make_classifier, notebook_defaults, recorded_ablation,
                                               split_timelines)
 from tempo_analysis.stream.time_effect import (describe_time_effect, gap_sweep, kind_recall, time_blind, time_effect,
                                                world_change_kinds)
 from tempo_analysis.widgets.stream import gap_sweep_panel, timeline_viewer, what_if_panel
-from tempo_analysis.world.world import load_world
 
 T0 = time.perf_counter()
 
@@ -85,8 +84,9 @@ defaults = notebook_defaults()
 settings = dict(defaults["tempoformer"], window=WINDOW, epochs=EPOCHS, seed=SEED,
                 model_kwargs=dict(defaults["tempoformer"].get("model_kwargs") or {},
                                   time_unit=TIME_UNITS.get(TIME_UNIT, 1.0)))
-timelines = load_timelines(DATA, time_unit=TIME_UNIT if not DATA.startswith("world") else None,
-                           max_timelines=MAX_TIMELINES, seed=SPLIT_SEED)
+loaded = load_timelines(DATA, time_unit=TIME_UNIT if not DATA.startswith("world") else None,
+                        max_timelines=MAX_TIMELINES, seed=SPLIT_SEED)
+timelines, truth = loaded.data, loaded.truth   # truth: the world's hidden state per post (None for real data)
 names = timelines.label_names
 print(timelines)
 display(timelines.df.groupby("label").size().rename("posts").to_frame().T)
@@ -146,7 +146,7 @@ def train_control():
 
 control = cached("01_stream-control", dict(params, settings=time_blind(settings)), train_control,
                  save=lambda c, folder: c.save(folder), load=TempoFormerClassifier.load)
-kinds = world_change_kinds(load_world().timeline_truth) if DATA == "world" else None
+kinds = world_change_kinds(truth) if truth is not None else None
 te = time_effect(train, dev, test, settings, kinds=kinds, models={"tempoformer": clf, "control": control})
 rows = {"TempoFormer": te["tempoformer"], "time-blind control": te["control"]}
 figs.time_control_chart(rows, title="TempoFormer vs the same model without time (test timelines)").show()

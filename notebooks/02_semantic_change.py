@@ -51,11 +51,11 @@
 import pandas as pd
 from IPython.display import display
 
-from tempo_analysis.data.specs import load_change_data
 from tempo_analysis.encoder_mlm import brown_mlm_eval
 from tempo_analysis.encoders import load_encoder
 from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.notebook import record_summary
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config
 from tempo_analysis.semantic_change.ranker import time_ablation, time_effect
 from tempo_analysis.semantic_change.study import recorded_study, seed_spread
@@ -79,7 +79,7 @@ SEED = 0
 # of its *changing* sense in each period; `graded` is how far that share moved.
 
 # %%
-data = load_change_data(DATA, seed=SEED, max_sentences_per_period=MAX_SENTENCES, targets=TARGETS)
+data = load_change_data(DATA, seed=SEED, max_sentences_per_period=MAX_SENTENCES, targets=TARGETS).data
 overrides = {k: v for k, v in {"samples": SAMPLES, "layers": LAYERS, "seed": SEED}.items() if v is not None}
 configs = {m: notebook_config(m, data=DATA, train_epochs=TRAIN_EPOCHS, **overrides) for m in METHODS}
 print(f"{data.name}: {len(data.corpus)} sentences in periods {data.periods}; {len(data.targets)} targets; "

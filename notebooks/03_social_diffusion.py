@@ -50,11 +50,11 @@ import ipywidgets as widgets
 import pandas as pd
 from IPython.display import display
 
-from tempo_analysis.data.specs import load_social
 from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
 from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k, without_offsets
 from tempo_analysis.diffusion.report import prediction_map
 from tempo_analysis.notebook import cached, record_summary
+from tempo_analysis.resolve import load_social
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
 # %% tags=["parameters"]
@@ -84,7 +84,8 @@ SEED = 0
 # planted world, `truth` holds the planted diffusions (mode, words, anchors, first-arrival slices).
 
 # %%
-corpus, truth = load_social(DATA, years=ACL_YEARS, max_docs_per_unit_slice=ACL_MAX_DOCS, seed=SEED)
+loaded = load_social(DATA, years=ACL_YEARS, max_docs_per_unit_slice=ACL_MAX_DOCS, seed=SEED)
+corpus, truth = loaded.data, loaded.truth
 if truth is not None:
     WORD, ANCHOR = WORD or truth["word"], ANCHOR or truth["anchor"]
 else:

@@ -50,13 +50,13 @@ import torch
 from IPython.display import display
 
 from tempo_analysis.data.digest import frame_digest
-from tempo_analysis.data.specs import load_yearly
 from tempo_analysis.figures.future_text import side_by_side
 from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
 from tempo_analysis.future_text.settings import FEATURE_KIND
 from tempo_analysis.future_text.splits import select_years
 from tempo_analysis.future_text.whatif import bias_by_factor, copy_rate, trend_response
 from tempo_analysis.notebook import cached, record_summary
+from tempo_analysis.resolve import load_yearly
 from tempo_analysis.widgets.future_text import generation_explorer, trend_injector
 
 # %% tags=["parameters"]
@@ -77,7 +77,8 @@ TORCH_THREADS = 1  # one thread: kind to a shared 2-core box (2 is faster on an 
 torch.set_num_threads(TORCH_THREADS)
 if DATA.split(":")[0] == "acl":  # the ACL setting on a CPU: the paper's years, a seeded subset
     FIRST_YEAR = FIRST_YEAR or 2003
-corpus, truth = load_yearly(DATA)
+loaded = load_yearly(DATA)
+corpus, truth = loaded.data, loaded.truth
 frame = select_years(corpus, FIRST_YEAR, MAX_DOCS_PER_YEAR, SEED)  # what the LM reads (its CPU budget)
 settings = default_settings(lm=LM, seed=SEED, **SETTINGS)
 frame.groupby("year").size().rename("documents").to_frame().T

@@ -129,7 +129,7 @@ def run_rank_command(args) -> int:
     """The ``rank`` command: load data, fit the ranker, write the TSV, print the correlations."""
     check_rank_options(args)  # before any import of the wing: a meaningless combination fails at once
     # local: the CLI imports a method wing (torch, transformers) only when its command runs
-    from ..data.specs import load_change_data
+    from ..resolve import load_change_data
     from ..data import DataError
     from ..outputs import atomic_output_dir, prepare_output_dir, prepare_output_file, stamp, text_header, write_file_atomic
     from ..semantic_change import SemanticChangeRanker
@@ -150,7 +150,7 @@ def run_rank_command(args) -> int:
 
         check_encoder(args.model, what="--model")
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
-                            targets=targets)
+                            targets=targets).data
     if cfg is None:
         return _write_frequency(args, data)
     ranker = SemanticChangeRanker(cfg).fit(data)

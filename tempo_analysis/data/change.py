@@ -5,7 +5,7 @@ optional truth table (``word`` and ``graded`` and/or ``binary``), and optional g
 (DWUG and the planted world give each usage's character offsets; otherwise usages are searched
 in the corpus). Ranking compares the first and the last period.
 
-Built from a ``--data`` spec by :func:`tempo_analysis.data.specs.load_change_data`.
+Built from a ``--data`` spec by :func:`tempo_analysis.resolve.load_change_data`.
 """
 from __future__ import annotations
 

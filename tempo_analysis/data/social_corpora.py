@@ -1,9 +1,10 @@
-"""Social corpora: the ACL Anthology venue network, generic CSV input, the planted world.
+"""Social corpora: the ACL Anthology venue network and generic CSV input.
 
 Every builder returns a :class:`tempo_analysis.data.SocialCorpus` (doc_id, unit, time, text +
 a networkx graph over units), the input type of the social-diffusion method
 (:mod:`tempo_analysis.diffusion`). ``--data`` strings reach these builders through
-:func:`tempo_analysis.data.specs.load_social`.
+:func:`tempo_analysis.resolve.load_social`, which also serves the planted world's social part
+(:func:`tempo_analysis.world.generate_social`).
 
 ACL granularity (``acl_social_corpus``): a unit is a *venue family*, the Anthology's venue
 acronym as ``load_acl_xml`` gives it: every volume of ACL in a year (long, short, demos, SRW,
@@ -28,7 +29,6 @@ import pandas as pd
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.data.loaders.acl_xml import load_acl_xml
 from tempo_analysis.data.social import SocialCorpus
-from tempo_analysis.world import SocialWorldConfig, generate_social, load_world
 
 
 def author_jaccard_graph(papers: pd.DataFrame, theta: float = 0.01, unit_col: str = "venue") -> nx.Graph:
@@ -98,16 +98,3 @@ def csv_social_corpus(docs: str | Path, edges: str | Path, **kwargs) -> SocialCo
             raise FileNotFoundError(f"{what} {str(p)!r} does not exist; pass csv:DOCS.csv,EDGES.csv with real paths.")
     return SocialCorpus.from_csv(docs, edges, **kwargs)
 
-
-def world_social_corpus(config: SocialWorldConfig | None = None, data_dir=None):
-    """(SocialCorpus, diffusion_truth) of the planted world: read from a world folder, or generated.
-
-    config: generate the social part in memory from this :class:`SocialWorldConfig` (another
-    mode, speed or seed: ``dataclasses.replace(SocialWorldConfig(), mode="flight")``).
-    data_dir: otherwise read the world written there (default: the project's ``data/``, its
-    ``world/`` subfolder). :func:`tempo_analysis.data.specs.load_social` applies the world rule.
-    """
-    if config is not None:
-        return generate_social(config)
-    world = load_world(data_dir)
-    return world.social, world.diffusion_truth

@@ -22,6 +22,8 @@ as a wrong unit. ``text`` must be strings (a numeric column is usually the wrong
 
 from __future__ import annotations
 
+import re
+
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +46,10 @@ class OrderOnlyWarning(UserWarning):
 
 # words pandas reads as the current date or time: a timestamp that changes each time the file is read
 _RELATIVE_DAYS = {"now", "today", "yesterday", "tomorrow"}
+# '03/02/2023', '3.2.23', '03-02-2023 09:00': day and month in an order the text does not say
+_NUMERIC_DATE = re.compile(r"^\s*(\d{1,2})([/.-])(\d{1,2})\2(\d{2}|\d{4})(?=$|[\sT,])")
+# '9:00', '21:30:05', '9:00 pm': a time of day without a date (pandas would give it today's date)
+_TIME_ONLY = re.compile(r"^\s*\d{1,2}:\d{2}(:\d{2}(\.\d+)?)?\s*([aApP][mM])?\s*$")
 
 
 def _order_only(df: pd.DataFrame, time_unit: str | None) -> tuple[pd.DataFrame, str | None]:
@@ -80,6 +86,33 @@ def check_labels_seen(train: "Timelines", other: "Timelines", what: str = "test"
 
 class UnsortedTimestampsWarning(UserWarning):
     """Posts were reordered by timestamp within their timelines."""
+
+
+def _day_order(values: list) -> bool | None:
+    """For dates written with numbers only ('03/02/2023'): True when the column is day-first, False when
+    month-first, None when it holds no such dates. The order is read from the column as a whole (a
+    first field above 12 is a day, a second one a day too); a column that cannot tell, or mixes both,
+    is refused: one value at a time, '03/02' and '13/02' would be read in two different orders."""
+    rows, first, second = [], [], []
+    for i, v in enumerate(values):
+        m = _NUMERIC_DATE.match(v) if isinstance(v, str) else None
+        if m:
+            rows.append(i)
+            first.append(int(m.group(1)))
+            second.append(int(m.group(3)))
+    if not rows:
+        return None
+    day_first = any(a > 12 for a in first)
+    month_first = any(b > 12 for b in second)
+    if day_first and month_first:
+        raise data_error("timestamp", "dates written day-first and month-first in one column",
+                         "write every date as ISO 8601 (YYYY-MM-DD, e.g. '2023-02-03')", rows=rows)
+    if not (day_first or month_first):
+        sample = [values[i] for i in rows[:3]]
+        raise data_error("timestamp", f"dates such as {sample!r} can be read day-first or month-first, and no "
+                         "value in the column tells which", "write the dates as ISO 8601 (YYYY-MM-DD, e.g. "
+                         "'2023-02-03'), so that nothing is guessed", rows=rows)
+    return day_first
 
 
 def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series, np.ndarray]:
@@ -123,13 +156,16 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
     if pd.api.types.is_datetime64_any_dtype(col):
         stamps = pd.to_datetime(col, utc=True)
     else:
+        values = col.tolist()
+        dayfirst = _day_order(values)
         parsed = []
         bad = []
-        for i, v in enumerate(col.tolist()):
+        for i, v in enumerate(values):
             try:
-                if isinstance(v, str) and v.strip().lower() in _RELATIVE_DAYS:
-                    raise ValueError("relative to the moment of loading")   # 'now' is not a date of the post
-                ts = pd.Timestamp(v)
+                if isinstance(v, str) and (v.strip().lower() in _RELATIVE_DAYS or _TIME_ONLY.match(v)):
+                    raise ValueError("relative to the moment of loading")   # 'now', '9:00': no date of the post
+                ts = (pd.to_datetime(v, dayfirst=dayfirst) if dayfirst is not None and isinstance(v, str)
+                      and _NUMERIC_DATE.match(v) else pd.Timestamp(v))
                 if pd.isna(ts):
                     raise ValueError
                 parsed.append(ts.tz_localize("UTC") if ts.tzinfo is None else ts.tz_convert("UTC"))
@@ -137,7 +173,7 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
                 bad.append(i)
         if bad:
             vals = [col.iloc[i] for i in bad]
-            raise data_error("timestamp", f"unparseable timestamps {vals[:3]!r}",
+            raise data_error("timestamp", f"unparseable timestamps {vals[:3]!r} (a time of day needs its date)",
                              "use ISO 8601 strings (e.g. '2017-03-01T12:00:00Z'), datetimes, or numbers with time_unit",
                              rows=bad)
         stamps = pd.Series(pd.DatetimeIndex(parsed), index=col.index)

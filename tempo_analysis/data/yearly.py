@@ -5,7 +5,7 @@
 - ``yearly_from_corpus(corpus)``: a :class:`~tempo_analysis.data.PeriodCorpus` whose periods
   are int years (the planted world's ``yearly`` part) as a yearly frame.
 
-The ``--data`` resolver for yearly text is ``tempo_analysis.data.specs.load_yearly``.
+The ``--data`` resolver for yearly text is ``tempo_analysis.resolve.load_yearly``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """A social corpus as DCWE consumes it: graph tensors for the GAT, and the slice-stratified split.
 
-The corpus builders themselves (ACL venue network, CSV, planted world) are data, not method:
-they live in :mod:`tempo_analysis.data.social_corpora` and are reached through
-:func:`tempo_analysis.data.specs.load_social`.
+The corpus builders themselves (ACL venue network, CSV) are data, not method: they live in
+:mod:`tempo_analysis.data.social_corpora` (the planted world's in :mod:`tempo_analysis.world`) and are reached through
+:func:`tempo_analysis.resolve.load_social`.
 """
 from __future__ import annotations
 

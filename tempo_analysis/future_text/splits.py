@@ -1,6 +1,6 @@
 """The year split of a yearly frame (train years, dev year, test year) and per-year subsets.
 
-A yearly frame (``doc_id, year, text``) comes from :func:`tempo_analysis.data.specs.load_yearly`
+A yearly frame (``doc_id, year, text``) comes from :func:`tempo_analysis.resolve.load_yearly`
 or :func:`tempo_analysis.data.yearly.yearly_frame`.
 """
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tempo_analysis.data.periods import PeriodCorpus
+
 from .config import ChangeWorldConfig
 from .text_cues import CUES, cue_templates
 from .text_senses import (ADJECTIVES, CONTROLS, FRAMES, TARGETS, TEMPLATES, WHEN, WHO, frame, is_imperative,
@@ -122,7 +124,5 @@ def change_frames(cfg: ChangeWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def generate_change_corpus(cfg: ChangeWorldConfig | None = None):
     """(PeriodCorpus with periods "old" < "new", truth DataFrame) for the semantic-change world."""
-    from tempo_analysis.data import PeriodCorpus
-
     usages, truth = change_frames(cfg or ChangeWorldConfig())
     return PeriodCorpus.from_frame(usages, order=list(PERIODS)), truth

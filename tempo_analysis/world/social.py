@@ -44,6 +44,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
+from tempo_analysis.data.social import SocialCorpus
 from tempo_analysis.evaluation.spread import sources, walk_flight
 
 from .config import SocialWorldConfig
@@ -221,7 +222,5 @@ def generate_social(cfg: Optional[SocialWorldConfig] = None):
     old_sense, new_sense, n_slices, first_slice {unit: int|None} (of `word`), community {unit: int},
     walk_share (planted share of newly reached units with an adopting neighbour), changing_words,
     stable_words, words {changing word: anchor, old_anchor, first_slice, walk_share}."""
-    from tempo_analysis.data import SocialCorpus
-
     docs, _, g, truth = social_frames(cfg or SocialWorldConfig())
     return SocialCorpus.from_frame(docs, g, slices=list(range(truth["n_slices"]))), truth

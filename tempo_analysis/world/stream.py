@@ -22,6 +22,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tempo_analysis.data.timelines import Timelines
+
 from .config import StreamWorldConfig
 from .text_stream import TOPICS, write_post, write_small_talk
 
@@ -142,8 +144,6 @@ def timelines_frames(cfg: StreamWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame
 
 def generate_timelines(cfg: StreamWorldConfig | None = None, with_truth: bool = False):
     """Timelines of the stream world (labels "O"/"IS"/"IE"); `with_truth` adds the hidden states."""
-    from tempo_analysis.data import Timelines
-
     posts, truth = timelines_frames(cfg or StreamWorldConfig())
     tl = Timelines.from_frame(posts)
     return (tl, truth) if with_truth else tl

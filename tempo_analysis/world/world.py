@@ -25,7 +25,11 @@ import pandas as pd
 
 from tempo_analysis.data.errors import DataPathError
 from tempo_analysis.data.locations import data_dir
-from tempo_analysis.outputs import OutputExistsError, _fsync_dir, clean_stale_temps, prepare_output_dir, temp_name
+from tempo_analysis.data.periods import PeriodCorpus
+from tempo_analysis.data.social import SocialCorpus
+from tempo_analysis.data.timelines import Timelines
+from tempo_analysis.outputs import (OutputExistsError, _fsync_dir, clean_stale_temps, make_temp_dir, mark_temp,
+                                    prepare_output_dir, temp_name, unmark_temp)
 
 from .change import PERIODS, change_frames
 from .config import WorldConfig
@@ -109,7 +113,7 @@ class World:
         """Write every file of `FILES` into `directory`; returns {name: path}.
 
         The folder is replaced as a whole and atomically: the files are written into a temporary
-        sibling (``.NAME.tmp-<pid>-<token>``) that is then renamed into place, so a reader (or a
+        sibling (``.NAME.tempo_analysis-tmp-<pid>-<token>``) that is then renamed into place, so a reader (or a
         kill at any moment) sees the previous world complete or the new one complete, never a mix.
         Allowed without ``overwrite``: a missing or empty folder, or a world folder (see
         :func:`check_world_folder`); anything else is refused (:class:`OutputExistsError`).
@@ -119,8 +123,7 @@ class World:
         d = check_world_folder(directory, overwrite=overwrite)
         parent = d.absolute().parent
         parent.mkdir(parents=True, exist_ok=True)
-        tmp = temp_name(d.absolute())
-        tmp.mkdir()
+        tmp = make_temp_dir(d.absolute())
         old = None
         try:
             write_json({"format_version": FORMAT_VERSION, **self.config.to_dict()}, tmp / "config.json")
@@ -138,13 +141,18 @@ class World:
                         shutil.copy2(p, tmp / p.name, follow_symlinks=False)
             if d.exists():
                 old = temp_name(d.absolute(), "old")
-                os.replace(d, old)    # a kill from here to the next line: clean_stale_temps (the next save
-            os.replace(tmp, d)        # or load_world) moves the old world back
+                mark_temp(d, as_name=old)   # a kill from the rename on: clean_stale_temps (the next save or
+                os.replace(d, old)          # load_world) moves the old world back
+            unmark_temp(tmp)
+            os.replace(tmp, d)
             _fsync_dir(parent)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
             if old is not None and not d.exists():
+                unmark_temp(old)
                 os.replace(old, d)    # failed between the renames: the previous world goes back in place
+            elif old is not None:
+                unmark_temp(d)        # the rename aside itself failed: the world stays, unmarked
             raise
         if old is not None:
             shutil.rmtree(old, ignore_errors=True)
@@ -208,8 +216,6 @@ def check_world_folder(directory: Union[str, Path], *, overwrite: bool = False) 
 
 def _assemble(config: WorldConfig, frames: dict, diffusion_truth: dict) -> World:
     """Wrap the raw tables in the shared data types (validated by their constructors)."""
-    from tempo_analysis.data import PeriodCorpus, SocialCorpus, Timelines
-
     g = nx.Graph()
     g.add_nodes_from(sorted(diffusion_truth["community"]))
     g.add_edges_from(zip(frames["social_edges"]["source"], frames["social_edges"]["target"]))

@@ -15,6 +15,8 @@ from typing import Optional
 import numpy as np
 import pandas as pd
 
+from tempo_analysis.data.periods import PeriodCorpus
+
 from .config import YearlyWorldConfig
 from .text_yearly import (DATASETS, DOMAINS, INTROS, METHODS, NUMBERS, RESULTS, TASKS, TREND_FRAMES, TREND_PHRASES,
                           TRENDS, trend_sentence)
@@ -74,8 +76,6 @@ def yearly_frames(cfg: YearlyWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame]:
 
 def generate_yearly(cfg: Optional[YearlyWorldConfig] = None):
     """(PeriodCorpus with int-year periods in order, trend_truth DataFrame)."""
-    from tempo_analysis.data import PeriodCorpus
-
     cfg = cfg or YearlyWorldConfig()
     docs, truth = yearly_frames(cfg)
     years = sorted(docs.period.unique().tolist())

@@ -6,7 +6,7 @@ from collections import Counter
 import pytest
 
 from tempo_analysis.data.locations import shared_data_dir
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 
 SOURCES = ("nltk_data/corpora/brown", "nltk_data/corpora/gutenberg", "nltk_data/corpora/state_union",
            "nltk_data/corpora/inaugural", "acl_abstracts_by_year/papers_2005.txt")
@@ -29,7 +29,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def bench():
-    return load_change_data("pseudoword", seed=0)
+    return load_change_data("pseudoword", seed=0).data
 
 
 def test_truth_is_the_injected_share_and_frequency_does_not_move(bench):
@@ -79,7 +79,7 @@ def test_frequency_cannot_see_p_and_targets_subset(bench):
     from tempo_analysis.semantic_change.pipeline import evaluate_scores
     m = evaluate_scores(frequency_change(bench), bench.truth)
     assert abs(m["spearman"]) < 0.4
-    from tempo_analysis.data.specs import _subset
+    from tempo_analysis.resolve import _subset
     sub = _subset(bench, list(bench.targets[:2]))
     assert sub.targets == bench.targets[:2] and {u.word for u in sub.usages} == set(bench.targets[:2])
 

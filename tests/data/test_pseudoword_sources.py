@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tempo_analysis.data import specs
+from tempo_analysis import resolve
 from tempo_analysis.data.loaders.pseudoword import PseudowordConfig, build_pseudoword, read_sources
 
 NOUNS = ("table", "river", "garden", "window", "apple", "engine", "island", "office")
@@ -62,9 +62,9 @@ def test_every_source_present_gives_no_warning_and_acl_year_none_does_not_ask_fo
 
 def test_the_change_spec_carries_the_sources_into_its_notes(tmp_path, monkeypatch):
     root = write_shared(tmp_path)
-    monkeypatch.setattr(specs, "PseudowordConfig", lambda **kw: PseudowordConfig(**{**TINY, **kw}))
+    monkeypatch.setattr(resolve, "PseudowordConfig", lambda **kw: PseudowordConfig(**{**TINY, **kw}))
     with pytest.warns(UserWarning, match="source\\(s\\) missing"):
-        d = specs.load_change_data(f"pseudoword:{root}")
+        d = resolve.load_change_data(f"pseudoword:{root}").data
     assert "sources (documents): brown 12" in d.notes and any(n.startswith("missing sources") for n in d.notes)
 
 

@@ -1,4 +1,5 @@
-"""The one data-spec parser, the world rule and the real-data folder lookup (tempo_analysis.data.specs)."""
+"""The one data-spec parser and the real-data folder lookup (tempo_analysis.data.specs), and the world rule
+(tempo_analysis.resolve.open_world)."""
 from __future__ import annotations
 
 import re
@@ -6,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from tempo_analysis import resolve
 from tempo_analysis.data import DataError
 from tempo_analysis.data import locations, specs
 
@@ -58,7 +60,7 @@ def test_shared_data_dir_is_found_above_the_project(tmp_path, monkeypatch):
 def test_world_rule_missing_world_warns_and_returns_none(tmp_path, monkeypatch):
     monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))
     with pytest.warns(UserWarning, match="generating the default world"):
-        assert specs.open_world() is None
+        assert resolve.open_world() is None
 
 
 def test_world_rule_broken_world_raises_instead_of_regenerating(tmp_path, monkeypatch):
@@ -66,18 +68,18 @@ def test_world_rule_broken_world_raises_instead_of_regenerating(tmp_path, monkey
     (tmp_path / "world" / "config.json").write_text("{}")  # a world folder with its files missing
     monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))
     with pytest.raises((FileNotFoundError, ValueError)):
-        specs.open_world()
+        resolve.open_world()
 
 
 def test_world_rule_reads_the_committed_world():
-    world = specs.open_world()
+    world = resolve.open_world()
     assert world is not None and len(world.timelines) > 0
 
 
 @pytest.mark.parametrize("spec, load", [
-    ("rumoureval2017:{d},{d}", lambda s: specs.load_timelines(s)),
-    ("world:{d},{d}", lambda s: specs.load_timelines(s)),
-    ("world:{d},{d}", lambda s: specs.load_yearly(s)),
+    ("rumoureval2017:{d},{d}", lambda s: resolve.load_timelines(s)),
+    ("world:{d},{d}", lambda s: resolve.load_timelines(s)),
+    ("world:{d},{d}", lambda s: resolve.load_yearly(s)),
 ])
 def test_one_folder_specs_refuse_a_second_folder(spec, load, tmp_path):
     """``rumoureval2017:/a,/b`` read /a and silently ignored /b (likewise world, nltk, semeval, dwug: see

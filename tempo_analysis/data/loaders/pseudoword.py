@@ -27,7 +27,7 @@ One usage per sentence (its first occurrence of the target) is given with charac
 corpus holds every sentence with a target plus a seeded sample of other sentences (general text for
 post-training), at most ``max_sentences_per_period`` per period. Sized so that a ranking with
 post-training runs in a few CPU minutes. Build it with
-:func:`tempo_analysis.data.specs.load_change_data` (``"pseudoword"`` or ``"pseudoword:DIR"``).
+:func:`tempo_analysis.resolve.load_change_data` (``"pseudoword"`` or ``"pseudoword:DIR"``).
 
 **Sources are checked, not guessed.** Brown is required; a missing Gutenberg, State of the Union
 or Inaugural folder, or a missing ``papers_<acl_year>.txt``, is named in a warning (the benchmark
