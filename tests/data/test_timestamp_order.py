@@ -14,12 +14,12 @@ def posts(stamps):
 
 
 def dates(stamps):
-    return [str(t.date()) for t in Timelines(posts(stamps)).df["timestamp"]]
+    return [str(t.date()) for t in Timelines.from_frame(posts(stamps)).df["timestamp"]]
 
 
 def test_a_column_that_cannot_tell_day_from_month_is_refused():
     with pytest.raises(DataError, match=r"day-first or month-first.*ISO 8601"):
-        Timelines(posts(["03/02/2023", "04/02/2023"]))
+        Timelines.from_frame(posts(["03/02/2023", "04/02/2023"]))
 
 
 def test_one_day_above_twelve_sets_the_order_for_the_whole_column():
@@ -30,13 +30,13 @@ def test_one_day_above_twelve_sets_the_order_for_the_whole_column():
 
 def test_both_orders_in_one_column_are_refused():
     with pytest.raises(DataError, match="day-first and month-first in one column"):
-        Timelines(posts(["13/02/2023", "02/13/2023"]))
+        Timelines.from_frame(posts(["13/02/2023", "02/13/2023"]))
 
 
 @pytest.mark.parametrize("value", ["9:00", "21:30:05", "9:00 pm"])
 def test_a_time_without_a_date_is_refused(value):
     with pytest.raises(DataError, match="a time of day needs its date"):
-        Timelines(posts(["2023-02-03T08:00:00Z", value]))
+        Timelines.from_frame(posts(["2023-02-03T08:00:00Z", value]))
 
 
 def test_iso_dates_are_read_as_before():
