@@ -1,7 +1,7 @@
 """tempo_analysis: temporal NLP — models that know when a text was written, and how language changes over time.
 
 Four methods, one wing each, on one data model (:mod:`tempo_analysis.data`, with the data-spec
-resolver :mod:`tempo_analysis.data.specs`), one encoder loader (:mod:`tempo_analysis.encoders`)
+resolver :mod:`tempo_analysis.resolve`), one encoder loader (:mod:`tempo_analysis.encoders`)
 and one training loop (:mod:`tempo_analysis.training`). Each method has one facade::
 
     from tempo_analysis import (TempoFormerClassifier, SemanticChangeRanker,
@@ -18,10 +18,10 @@ import importlib
 __version__ = "0.1.0"
 
 _FACADES = {
-    "TempoFormerClassifier": "tempo_analysis.stream.classifier",
-    "SemanticChangeRanker": "tempo_analysis.semantic_change.ranker",
-    "DiffusionMapper": "tempo_analysis.diffusion.pipeline",
-    "FutureTextModel": "tempo_analysis.future_text.pipeline",
+    "TempoFormerClassifier": "tempo_analysis.stream.estimator",
+    "SemanticChangeRanker": "tempo_analysis.semantic_change.estimator",
+    "DiffusionMapper": "tempo_analysis.diffusion.estimator",
+    "FutureTextModel": "tempo_analysis.future_text.estimator",
 }
 
 __all__ = list(_FACADES)

@@ -5,10 +5,11 @@
     tempo-analysis diffusion train --data csv:docs.csv,edges.csv --out runs/mine
     tempo-analysis diffusion train --data world --out runs/notebook03 --epochs 10 --max-steps 40 --lr 1e-4 \
         --dynamic-lr 1e-3 --lambda-w 1 --shared-warmup-steps 80 --shared-warmup-lr 1e-3 --mlm-probability 0.3 \
-        --batches mixed     (notebook 03's training; docs/methods/diffusion.md)
+        --batches mixed     (notebook 03's training: tempo_analysis.diffusion.config.PRESETS["notebook"])
     tempo-analysis diffusion analyze --checkpoint runs/world --word cloud --anchor server --out result.json
 
-`--data` is read by `tempo_analysis.data.specs.load_social`. `world` is the planted world on
+Defaults: `tempo_analysis.diffusion.config.PRESETS["cli"]` (the settings of `DiffusionMapper()`).
+`--data` is read by `tempo_analysis.resolve.load_social`. `world` is the planted world on
 disk (data/world), generated in memory when there is none; `world:DIR` reads DIR;
 `--mode/--speed/--world-seed` regenerate the world instead. `acl[:XML_DIR]` builds the ACL venue
 network from the Anthology XML (default: shared/data/acl_anthology_xml/xml; units = venue
@@ -50,9 +51,9 @@ def _years(text: str) -> list[int]:
     return years
 
 
-def _load_corpus(args) -> tuple:
-    """(SocialCorpus, truth dict or None): `load_social` with --data and the world and ACL options of `train`."""
-    from tempo_analysis.data.specs import load_social  # cli: imported when the command runs
+def _load_corpus(args):
+    """Resolved(SocialCorpus, truth dict or None): `load_social` with --data and the world and ACL options of `train`."""
+    from tempo_analysis.resolve import load_social  # cli: imported when the command runs
 
     changes = {k: v for k, v in (("mode", getattr(args, "mode", None)), ("speed", getattr(args, "speed", None)),
                                  ("seed", getattr(args, "world_seed", None))) if v is not None}
@@ -84,18 +85,21 @@ def check_train_options(args) -> None:
         _years(args.years)
     require_positive(args, "--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs")
     require_positive(args, "--shared-warmup-steps", least=0)
-    for flag, value, default in (("--lr", args.lr, "5e-5"), ("--dynamic-lr", args.dynamic_lr, "5e-5"),
+    from tempo_analysis.diffusion.config import PRESETS   # light: no torch
+
+    cli, notebook = PRESETS["cli"], PRESETS["notebook"]
+    for flag, value, default in (("--lr", args.lr, f"{cli.lr:g}"), ("--dynamic-lr", args.dynamic_lr, f"{cli.dynamic_lr:g}"),
                                  ("--shared-warmup-lr", args.shared_warmup_lr, "--lr")):
         if value is not None and not value > 0:
             raise ValueError(f"{flag} {value}: use a positive learning rate (default {default}).")
     if not 0 < args.mlm_probability < 1:
-        raise ValueError(f"--mlm-probability {args.mlm_probability}: use a share between 0 and 1 (default 0.15; "
-                         "notebook 03: 0.3).")
+        raise ValueError(f"--mlm-probability {args.mlm_probability}: use a share between 0 and 1 (default "
+                         f"{cli.mlm_probability:g}; notebook 03: {notebook.mlm_probability:g}).")
 
 
 def train_config(args):
     """The DiffusionTrainConfig that `diffusion train` runs with these (checked) arguments."""
-    from tempo_analysis.diffusion import DiffusionTrainConfig  # cli: imported when run
+    from tempo_analysis.diffusion.config import DiffusionTrainConfig
 
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
     optional = {k: v for k, v in (("lambda_w", args.lambda_w), ("dynamic_lr", args.dynamic_lr)) if v is not None}
@@ -121,11 +125,11 @@ def run_train(args) -> int:
         from tempo_analysis.encoders import check_encoder
 
         check_encoder(args.model, what="--model")
-    corpus, truth = _load_corpus(args)
+    resolved = _load_corpus(args)
+    corpus, truth = resolved.data, resolved.truth
     print(f"training {', '.join(cfg.variants)} on {corpus}", file=sys.stderr)
-    mapper = DiffusionMapper(cfg).fit(corpus)
-    out = mapper.save(args.out, overwrite=args.overwrite,
-                      extra={"truth.json": truth} if truth is not None else None)
+    mapper = DiffusionMapper(cfg).fit(corpus, truth)     # the planted truth is saved with the run
+    out = mapper.save(args.out, overwrite=args.overwrite)
     ppl = ", ".join(f"{k}={v:.3f}" for k, v in mapper.perplexity_.items())
     print(f"saved to {out}; held-out MLM perplexity: {ppl}")
     return 0
@@ -159,9 +163,8 @@ def run_analyze(args) -> int:
                                      progress=wants_progress(args))
         result = mapper.analyze(args.word, args.anchor, index=index, n_neighbors=n, threshold=args.threshold)
     payload = {"checkpoint": str(ckpt), "variant": args.variant, "read": args.read, **result.to_dict()}
-    truth_file = ckpt / "truth.json"
-    if truth_file.is_file():
-        truth = json.loads(truth_file.read_text())
+    truth = mapper.truth_
+    if truth is not None:
         payload["planted"] = {"mode": truth["mode"], "word": truth["word"], "anchor": truth["anchor"],
                               "first_slice": truth["first_slice"], "walk_share": truth.get("walk_share")}
     write_file_atomic(args.out, json.dumps(stamp(payload, "diffusion-analysis"), indent=1))
@@ -180,7 +183,10 @@ def mode_line(word: str, anchor: str, m: dict) -> str:
 
 
 def register(subparsers) -> None:
-    """Add the `diffusion` group with `train` and `analyze`."""
+    """Add the `diffusion` group with `train` and `analyze`; the defaults are ``PRESETS["cli"]``'s."""
+    from tempo_analysis.diffusion.config import PRESETS, VARIANTS   # light: no torch
+
+    cli = PRESETS["cli"]
     p = subparsers.add_parser("diffusion", help="social diffusion maps with dynamic contextualized word embeddings",
                               description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="diffusion_command", metavar="{train,analyze}")
@@ -188,29 +194,30 @@ def register(subparsers) -> None:
 
     t = sub.add_parser("train", help="train DCWE, CWE, SA, TA; save them with the corpus")
     t.add_argument("--data", default="world", help="world | world:DIR | acl[:XML_DIR] | csv:DOCS.csv,EDGES.csv")
-    t.add_argument("--model", default="default", help="encoder: 'default' (MiniLM), an HF name or a local path")
+    t.add_argument("--model", default=cli.encoder, help="encoder: 'default' (MiniLM), an HF name or a local path")
     t.add_argument("--out", required=True, help="run folder to write")
     add_output_options(t)
-    t.add_argument("--variants", default="dcwe,cwe,sa,ta", help="comma list of dcwe,cwe,sa,ta")
-    t.add_argument("--epochs", type=int, default=2)
-    t.add_argument("--max-steps", type=int, default=None, help="cap on optimiser steps per model")
-    t.add_argument("--batch-size", type=int, default=16)
-    t.add_argument("--lr", type=float, default=5e-5, help="encoder body and MLM head")
+    t.add_argument("--variants", default=",".join(cli.variants), help=f"comma list of {','.join(VARIANTS)}")
+    t.add_argument("--epochs", type=int, default=cli.epochs)
+    t.add_argument("--max-steps", type=int, default=cli.max_steps, help="cap on optimiser steps per model")
+    t.add_argument("--batch-size", type=int, default=cli.batch_size)
+    t.add_argument("--lr", type=float, default=cli.lr, help="encoder body and MLM head")
     t.add_argument("--dynamic-lr", type=float, default=None,
-                   help="GATs and offset FFNs (default 5e-5, as --lr; notebook 03: 1e-3)")
-    t.add_argument("--shared-warmup-steps", type=int, default=0,
+                   help=f"GATs and offset FFNs (default {cli.dynamic_lr:g}; notebook 03: 1e-3)")
+    t.add_argument("--shared-warmup-steps", type=int, default=cli.shared_warmup_steps,
                    help="plain-MLM steps on the training text that every variant starts from (notebook 03: 80)")
     t.add_argument("--shared-warmup-lr", type=float, default=None, help="its learning rate (default: --lr)")
-    t.add_argument("--mlm-probability", type=float, default=0.15,
-                   help="share of training tokens masked (held-out masks stay at 0.15; notebook 03: 0.3)")
-    t.add_argument("--batches", choices=("slice", "mixed"), default="slice",
+    t.add_argument("--mlm-probability", type=float, default=cli.mlm_probability,
+                   help=f"share of training tokens masked (default {cli.mlm_probability:g}; held-out masks stay "
+                        "at 0.15; notebook 03: 0.3)")
+    t.add_argument("--batches", choices=("slice", "mixed"), default="slice" if cli.slice_batches else "mixed",
                    help="slice: one time slice per batch; mixed: every slice's offset network learns at every "
                         "step (notebook 03)")
     t.add_argument("--lambda-w", type=float, default=None,
-                   help="random-walk prior of dcwe, sa, ta (default 100; lambda_a = 1e-3 * lambda_w)")
-    t.add_argument("--max-length", type=int, default=64, help="tokens per document")
-    t.add_argument("--seed", type=int, default=0)
-    t.add_argument("--device", default="auto")
+                   help=f"random-walk prior of dcwe, sa, ta (default {cli.lambda_w:g}; lambda_a = 1e-3 * lambda_w)")
+    t.add_argument("--max-length", type=int, default=cli.max_length, help="tokens per document")
+    t.add_argument("--seed", type=int, default=cli.seed)
+    t.add_argument("--device", default=cli.device)
     t.add_argument("--mode", choices=("walk", "flight"), default=None,
                    help="world only: regenerate it in memory with this mode")
     t.add_argument("--speed", type=int, default=None, help="world only: regenerate with this many adopters per slice")

@@ -205,7 +205,7 @@ def test_the_classifier_needs_two_labels_and_reads_the_first_token(enc_tok):
 def test_the_dynamic_vocabulary_size_defaults_to_the_pipelines():
     import inspect
 
-    from tempo_analysis.diffusion.pipeline import DiffusionTrainConfig
+    from tempo_analysis.diffusion.config import DiffusionTrainConfig
 
     default = inspect.signature(content_vocabulary).parameters["top_k"].default
     assert default == DiffusionTrainConfig().top_k == 10000

@@ -187,7 +187,8 @@ def test_benchmark_equality_check_can_fail(enc_tok):
 def test_train_config_priors_and_dropouts_reach_the_model(enc_tok):
     """DiffusionTrainConfig's lambda_a, gat_dropout and offset_dropout are the built model's; the
     defaults are the reference code's (dropouts 0.6 / 0.2, lambda_a = 1e-3 * lambda_w)."""
-    from tempo_analysis.diffusion.pipeline import DiffusionTrainConfig, build_dcwe
+    from tempo_analysis.diffusion.config import DiffusionTrainConfig
+    from tempo_analysis.diffusion.training import build_dcwe
 
     enc, tok = enc_tok
     df = pd.DataFrame({"unit": list("abcab"), "time": [0, 1, 2, 0, 1], "text": TEXTS})

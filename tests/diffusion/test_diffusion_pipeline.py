@@ -15,6 +15,7 @@ from tempo_analysis.cli import main
 from tempo_analysis.diffusion import (DiffusionMapper, DiffusionTrainConfig, SliceBatchSampler, SocialMLMDataset,
                                       fixed_mlm_batches, mlm_perplexity)
 from tempo_analysis.diffusion.analysis import recover_mode
+from tempo_analysis.diffusion.config import preset
 from tempo_analysis.diffusion.classify import train_dcwe_classifier
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
@@ -48,11 +49,13 @@ def test_variants_and_perplexity(run):
     assert set(run.perplexity_) == {"start", "dcwe", "cwe", "sa", "ta"}
     assert all(math.isfinite(v) and v > 1 for v in run.perplexity_.values())
     assert run.models_["sa"].config.ablation == "sa" and len(run.models_["sa"].dynamic.social) == 0
-    assert len(run.models_["ta"].dynamic.social) == 1 and len(run.dcwe_.dynamic.social) == 3
-    assert run.history_["head_warmup_steps"] == 1
-    assert run.dcwe_.config.units == run.corpus_.units and run.dcwe_.config.slices == [0, 1, 2]
+    assert len(run.models_["ta"].dynamic.social) == 1 and len(run.model_.dynamic.social) == 3
+    assert run.warmup_steps_ == {"head": 1, "shared": 0}
+    assert set(run.histories_) == set(run.models_) and run.history_ is run.histories_["dcwe"]
+    assert run.model_ is run.models_["dcwe"] and run.history_ and "train_loss" in run.history_[0]
+    assert run.model_.config.units == run.corpus_.units and run.model_.config.slices == [0, 1, 2]
     # training moved the offsets away from zero
-    assert any(f.fc2.weight.abs().max() > 0 for f in run.dcwe_.dynamic.ffns)
+    assert any(f.fc2.weight.abs().max() > 0 for f in run.model_.dynamic.ffns)
     sizes = {k: len(v) for k, v in run.splits_.items()}
     assert sum(sizes.values()) == len(run.corpus_) and sizes["test"] > sizes["dev"] > 0
 
@@ -91,9 +94,9 @@ def test_document_nll_gives_each_row_to_its_document(run):
     ds = SocialMLMDataset(run.splits_["test"], run.tokenizer_, run.corpus_.unit_index, run.corpus_.slice_index)
     one = fixed_mlm_batches(ds, run.tokenizer_, seed=5, batch_size=3)
     twice = fixed_mlm_batches(ds, run.tokenizer_, seed=5, batch_size=3, repeats=2)
-    s1, n1 = document_nll(run.dcwe_, one, len(ds))
-    s2, n2 = document_nll(run.dcwe_, twice, len(ds))
-    assert math.exp(s1.sum() / n1.sum()) == pytest.approx(mlm_perplexity(run.dcwe_, one))
+    s1, n1 = document_nll(run.model_, one, len(ds))
+    s2, n2 = document_nll(run.model_, twice, len(ds))
+    assert math.exp(s1.sum() / n1.sum()) == pytest.approx(mlm_perplexity(run.model_, one))
     labels = torch.cat([torch.nn.functional.pad(b["labels"], (0, 64 - b["labels"].shape[1]), value=-100)
                         for b in one])
     assert list(n1) == (labels != -100).sum(1).tolist()           # each document's own masked tokens
@@ -103,13 +106,14 @@ def test_document_nll_gives_each_row_to_its_document(run):
 def test_save_load_roundtrip(run, tmp_path):
     run.save(tmp_path / "run")
     again = DiffusionMapper.load(tmp_path / "run")
-    assert again.perplexity_ == pytest.approx(run.perplexity_) and again.config == run.config
+    assert again.perplexity_ == pytest.approx(run.perplexity_) and again.config_ == run.config_
+    assert again.histories_ == run.histories_ and again.warmup_steps_ == run.warmup_steps_
     assert again.corpus_.slices == run.corpus_.slices and len(again.corpus_) == len(run.corpus_)
     ds = SocialMLMDataset(run.splits_["test"], run.tokenizer_, run.corpus_.unit_index, run.corpus_.slice_index)
     batches = fixed_mlm_batches(ds, run.tokenizer_, seed=3)
     for v in ("dcwe", "cwe"):
         assert mlm_perplexity(again.models_[v], batches) == pytest.approx(mlm_perplexity(run.models_[v], batches))
-    with pytest.raises(FileNotFoundError, match="not a diffusion run"):
+    with pytest.raises(FileNotFoundError, match="has no config.json"):
         DiffusionMapper.load(tmp_path)
     from transformers import AutoConfig   # a saved DCWE folder reads as a DCWEConfig, not the base config
     assert type(AutoConfig.from_pretrained(tmp_path / "run" / "dcwe")).__name__ == "DCWEConfig"
@@ -135,11 +139,17 @@ def test_save_replaces_a_run_as_a_whole_and_never_a_users_folder(run, tmp_path):
     """A run folder of ours is replaced whole (no stale variant of an older run survives, so a later
     `analyze` cannot load it); a user's non-empty folder is refused unless overwrite=True."""
     out = tmp_path / "run"
-    run.save(out, extra={"truth.json": {"mode": "walk"}})
-    (out / "old_variant").mkdir()
-    (out / "old_variant" / "config.json").write_text("{}")
-    run.save(out)
-    assert not (out / "old_variant").exists() and not (out / "truth.json").exists()
+    import copy
+
+    older = copy.copy(run)
+    older.truth_ = {"mode": "walk"}
+    older.save(out)                                                # an older run: four variants, a planted truth
+    assert DiffusionMapper.load(out).truth_ == {"mode": "walk"}
+    newer = copy.copy(run)
+    newer.models_ = {"cwe": run.models_["cwe"]}
+    newer.save(out)
+    assert not (out / "dcwe").exists() and not (out / "truth.json").exists()
+    assert list(DiffusionMapper.load(out).models_) == ["cwe"] and DiffusionMapper.load(out).truth_ is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["run"], "no temporary sibling is left behind"
     user = tmp_path / "mine"
     user.mkdir()
@@ -153,8 +163,9 @@ def test_save_replaces_a_run_as_a_whole_and_never_a_users_folder(run, tmp_path):
 
 def test_unfitted_mapper_says_so():
     mapper = DiffusionMapper(epochs=3, variants=("dcwe",))
-    assert mapper.config.epochs == 3 and mapper.config.variants == ("dcwe",)
-    assert DiffusionMapper(mapper.config, epochs=1).config.epochs == 1
+    assert mapper.get_config().epochs == 3 and mapper.get_config().variants == ("dcwe",)
+    assert DiffusionMapper(mapper.get_config(), epochs=1).get_config().epochs == 1
+    assert DiffusionMapper("notebook").get_config() == preset("notebook") != DiffusionTrainConfig()
     with pytest.raises(ValueError, match="not fitted"):
         mapper.analyze("cloud", "server")
     with pytest.raises(ValueError, match="not fitted"):
@@ -193,7 +204,7 @@ def test_analyses_and_figures(run):
     assert len(table) <= 3 and {"word", "sigma_sim"} <= set(table.columns) and len(sims) >= len(table)
     assert isinstance(run.visualize_variable_words(table), go.Figure)
     with pytest.raises(ValueError, match="no 'bert' model"):
-        run.model("bert")
+        run.context_index("bert")
 
 
 def test_dataset_rejects_unknown_unit(run):
@@ -210,7 +221,7 @@ def test_shared_warmup_gives_every_variant_the_same_start(tiny_dir):
                 lr=1e-3, mlm_probability=0.3, slice_batches=False, **FAST)
     raw = DiffusionMapper(**base).fit(corpus)
     warm = DiffusionMapper(**base, shared_warmup_steps=3).fit(corpus)
-    assert warm.history_["shared_warmup_steps"] == 3 and "shared_warmup_steps" not in raw.history_
+    assert warm.warmup_steps_["shared"] == 3 and raw.warmup_steps_["shared"] == 0
     assert warm.perplexity_["start"] != raw.perplexity_["start"]
     # the same seed and steps after the fork: the trained models differ only through their start
     assert not torch.equal(warm.models_["cwe"].encoder.get_input_embeddings().weight,
@@ -303,7 +314,7 @@ def test_classifier_on_a_labelled_social_corpus():
 def test_every_variant_trains_on_the_same_masks(tiny_dir, monkeypatch):
     """DCWE's offset and GAT dropout draw random numbers that CWE does not: the training masks come
     from a generator of their own, so each variant sees the same masked positions and replacements."""
-    import tempo_analysis.diffusion.pipeline as pipeline
+    import tempo_analysis.diffusion.estimator as pipeline
 
     seen = []
 
@@ -341,7 +352,7 @@ def test_paired_comparison_statistics_from_known_document_losses(run, monkeypatc
     import numpy as np
     from scipy.stats import wilcoxon
 
-    import tempo_analysis.diffusion.pipeline as pipeline
+    import tempo_analysis.diffusion.estimator as pipeline
 
     sums = {"dcwe": np.array([1.0, 2.0, 3.0, 6.0, 0.0, 0.5]), "cwe": np.array([2.0, 2.0, 1.5, 8.0, 0.0, 1.0])}
     n = np.array([1, 1, 1, 2, 0, 1])
@@ -402,6 +413,8 @@ def test_save_and_load_keep_the_corpus_as_it_was(run, tmp_path):
     mapper.corpus_ = corpus
     mapper.save(tmp_path / "run")
     again = DiffusionMapper.load(tmp_path / "run", variants=["cwe"])
+    assert again.config_.variants == ("cwe",) and list(again.models_) == ["cwe"] and again.model_ is again.models_["cwe"]
+    assert again.config.variants == run.config_.variants                 # the saved settings, as saved
     pd.testing.assert_frame_equal(again.corpus_.df, corpus.df)
     assert again.corpus_.units == corpus.units and "NA" in again.corpus_.units
     assert {k: v["doc_id"].tolist() for k, v in again.splits_.items()} == {
@@ -414,15 +427,15 @@ def test_analyze_predictions_reads_every_model_on_dcwes_candidates(run, tmp_path
     from tempo_analysis.diffusion.evaluate import without_offsets
     from tempo_analysis.diffusion.probe import prediction_rhat
 
-    corpus, tok, ids = run.corpus_, run.tokenizer_, run.dcwe_.dynamic_token_ids
+    corpus, tok, ids = run.corpus_, run.tokenizer_, run.model_.dynamic_token_ids
     cells = len(corpus.units) * len(corpus.slices)
     for variant in ("dcwe", "cwe"):
         got = run.analyze_predictions("cloud", "server", variant=variant)
-        want = prediction_rhat(run.model(variant), tok, "cloud", "server", corpus.units, corpus.slices, candidates=ids)
+        want = prediction_rhat(run.models_[variant], tok, "cloud", "server", corpus.units, corpus.slices, candidates=ids)
         pd.testing.assert_frame_equal(got.rhat, want)
         assert got.n_neighbors == 1 and len(got.rhat) == cells and set(got.first) == set(corpus.units)
     assert run.analyze_predictions("cloud", "server", variant="cwe").rhat["rank"].nunique() == 1   # blind to (u, t)
-    blind = without_offsets(run.dcwe_)
+    blind = without_offsets(run.model_)
     zeroed = run.analyze_predictions("cloud", "server", model=blind, n_neighbors=3).rhat
     assert zeroed["rank"].nunique() == 1 and (zeroed["n_neighbors"] == 3).all()
     want = prediction_rhat(blind, tok, "cloud", "server", corpus.units, corpus.slices, n_neighbors=3, candidates=ids)
@@ -447,7 +460,6 @@ def test_analyze_predictions_reads_every_model_on_dcwes_candidates(run, tmp_path
     ("analyze", "tempo_analysis.diffusion.report:analyze", ["n_neighbors", "threshold", "min_count", "word_docs"]),
     ("analyze_predictions", "tempo_analysis.diffusion.report:prediction_map", ["n_neighbors", "threshold"]),
     ("variable_words", "tempo_analysis.diffusion.analysis:sim_table", ["top", "min_contexts"]),
-    ("world_regenerator", "tempo_analysis.diffusion.report:world_regenerator", ["base_config", "progress"]),
     ("context_index", "tempo_analysis.diffusion.report:index_corpus",
      ["max_docs_per_unit_slice", "batch_size", "max_length", "seed"]),
 ])

@@ -7,7 +7,7 @@ import torch
 
 from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
 from tempo_analysis.diffusion.classify import train_dcwe_classifier
-from tempo_analysis.diffusion.pipeline import _load_mlm_encoder, _param_groups, build_dcwe
+from tempo_analysis.diffusion.training import build_dcwe, load_mlm_encoder, param_groups
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
@@ -42,7 +42,7 @@ def dcwe():
 
 
 def test_the_encoder_trains_at_lr_the_dynamic_component_at_dynamic_lr_without_decay_on_vectors(dcwe):
-    groups = _param_groups(dcwe, DiffusionTrainConfig(lr=1e-4, dynamic_lr=3e-3), decay=0.05)
+    groups = param_groups(dcwe, DiffusionTrainConfig(lr=1e-4, dynamic_lr=3e-3), decay=0.05)
     name = {id(p): n for n, p in dcwe.named_parameters()}
     seen = [id(p) for g in groups for p in g["params"]]
     assert sorted(seen) == sorted(id(p) for p in dcwe.parameters()) and len(seen) == len(set(seen))  # each once
@@ -60,7 +60,7 @@ def test_frozen_parameters_are_left_out_of_every_group(dcwe):
     for p in frozen:
         p.requires_grad = False
     try:
-        groups = _param_groups(dcwe, DiffusionTrainConfig())
+        groups = param_groups(dcwe, DiffusionTrainConfig())
         kept = {id(p) for g in groups for p in g["params"]}
         assert not kept & {id(p) for p in frozen}
         assert kept == {id(p) for p in dcwe.parameters() if p.requires_grad}
@@ -70,8 +70,8 @@ def test_frozen_parameters_are_left_out_of_every_group(dcwe):
 
 
 def test_a_saved_mlm_head_is_not_fresh_and_a_bare_body_is(encoder_dirs):
-    assert _load_mlm_encoder(encoder_dirs["with_head"])[2] is False
-    assert _load_mlm_encoder(encoder_dirs["bare"])[2] is True
+    assert load_mlm_encoder(encoder_dirs["with_head"])[2] is False
+    assert load_mlm_encoder(encoder_dirs["bare"])[2] is True
 
 
 @pytest.fixture(scope="module")
@@ -95,11 +95,11 @@ def _fit(encoder, **kw):
 
 def test_auto_head_warmup_trains_a_fresh_head_for_one_variants_steps_and_a_saved_head_not_at_all(encoder_dirs):
     capped = _fit(encoder_dirs["bare"], max_steps=2)
-    assert capped.history_["head_warmup_steps"] == 2                       # as many steps as a variant trains
+    assert capped.warmup_steps_["head"] == 2                       # as many steps as a variant trains
     whole = _fit(encoder_dirs["bare"], max_steps=None)
     epoch = -(-len(whole.splits_["train"]) // 8)
-    assert epoch > 2 and whole.history_["head_warmup_steps"] == epoch       # at most one epoch
-    assert "head_warmup_steps" not in _fit(encoder_dirs["with_head"], max_steps=2).history_
+    assert epoch > 2 and whole.warmup_steps_["head"] == epoch       # at most one epoch
+    assert _fit(encoder_dirs["with_head"], max_steps=2).warmup_steps_["head"] == 0
 
 
 def test_the_social_components_defaults_are_the_references():

@@ -1,0 +1,102 @@
+"""The settings of :class:`~tempo_analysis.diffusion.estimator.DiffusionMapper`, and its named presets.
+
+This is the one place the diffusion wing's defaults live: ``DiffusionMapper()`` and
+``tempo-analysis diffusion train`` run ``PRESETS["cli"]`` (= ``DiffusionTrainConfig()``), and
+notebook 03 runs ``preset("notebook")``::
+
+    from tempo_analysis.diffusion.config import preset
+    mapper = DiffusionMapper(preset("notebook"), max_steps=10)
+
+Light on purpose (no torch): the command line reads it to build its options.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+VARIANTS = ("dcwe", "cwe", "sa", "ta")
+
+
+@dataclass
+class DiffusionTrainConfig:
+    """Knobs of :class:`DiffusionMapper`; defaults fit the planted world on a laptop CPU."""
+
+    encoder: str = "default"               # "default" (MiniLM), any HF name or local path
+    variants: tuple = VARIANTS             # which models to train ("dcwe" must be one for the analyses);
+                                           # DiffusionMapper.load(folder, variants=[...]) reads only these
+    epochs: int = 2
+    max_steps: int | None = None           # cap on optimiser steps per variant (None = epochs only)
+    batch_size: int = 16
+    lr: float = 5e-5                       # encoder body and MLM head
+    dynamic_lr: float = 5e-5               # GATs and offset FFNs (Adam moves the zero-init output layer
+                                           # ~lr per weight per step: larger values swamp e early on)
+    head_warmup_steps: int | str = "auto"  # body-frozen MLM-head steps; "auto": iff the head is fresh, as
+                                           # many steps as one variant trains (at most one epoch)
+    shared_warmup_steps: int = 0           # plain-MLM steps on the training text, shared by ALL variants before
+                                           # they fork (the same start for CWE and DCWE); 0 = none
+    shared_warmup_lr: float | None = None  # its learning rate (None = lr)
+    mlm_probability: float = 0.15          # training masks (held-out masks stay at BERT's 0.15)
+    slice_batches: bool = True             # one time slice per batch: 2 GAT passes per step (s_t, s_{t-1})
+    head_lr: float = 1e-3
+    max_length: int = 64                   # tokens per document (longer texts are truncated)
+    top_k: int = 10000                     # size of the dynamic (offset) vocabulary
+    lambda_w: float = 100.0                # random-walk prior
+    lambda_a: float | None = None          # anchoring prior; None = 1e-3 * lambda_w (paper)
+    social_dim: int = 50
+    gat_heads: int = 4
+    gat_dropout: float = 0.6               # attention dropout in the GATs (reference code: 0.6)
+    offset_dropout: float = 0.2            # dropout inside the offset FFNs (reference code: 0.2)
+    node2vec: dict = field(default_factory=dict)  # Node2Vec(...) overrides (dim, num_walks, walk_length, p, q)
+    dev: float = 0.1
+    test: float = 0.2
+    eval_repeats: int = 3                  # test documents masked this many times (fixed seeds)
+    seed: int = 0
+    device: str = "auto"
+    progress: bool = True
+
+    def __post_init__(self):
+        if isinstance(self.variants, str):
+            self.variants = (self.variants,)
+        bad = [v for v in self.variants if v not in VARIANTS]
+        if bad or not self.variants:
+            raise ValueError(f"DiffusionTrainConfig.variants={self.variants!r}: choose from {VARIANTS}.")
+        self.variants = tuple(self.variants)
+        if not (isinstance(self.epochs, int) and self.epochs >= 1):
+            raise ValueError(f"DiffusionTrainConfig.epochs={self.epochs!r}: use an integer >= 1.")
+        if not (isinstance(self.shared_warmup_steps, int) and self.shared_warmup_steps >= 0):
+            raise ValueError(f"DiffusionTrainConfig.shared_warmup_steps={self.shared_warmup_steps!r}: use an int >= 0.")
+        if not (isinstance(self.mlm_probability, (int, float)) and 0 < self.mlm_probability < 1):
+            raise ValueError(f"DiffusionTrainConfig.mlm_probability={self.mlm_probability!r}: use a float in (0, 1).")
+        if self.head_warmup_steps != "auto" and not (isinstance(self.head_warmup_steps, int) and self.head_warmup_steps >= 0):
+            raise ValueError(f"DiffusionTrainConfig.head_warmup_steps={self.head_warmup_steps!r}: use 'auto' or an int >= 0.")
+
+
+PRESETS: dict[str, DiffusionTrainConfig] = {
+    # the documented defaults: DiffusionMapper() and `tempo-analysis diffusion train`
+    "cli": DiffusionTrainConfig(),
+    # notebook 03: chosen on the planted world at a CPU budget (the same budget for every model);
+    # `tempo-analysis diffusion train --epochs 10 --max-steps 40 --lr 1e-4 --dynamic-lr 1e-3 --lambda-w 1
+    #  --shared-warmup-steps 80 --shared-warmup-lr 1e-3 --mlm-probability 0.3 --batches mixed` trains the same
+    "notebook": DiffusionTrainConfig(
+        epochs=10,
+        max_steps=40,                 # optimiser steps per model
+        lr=1e-4,                      # encoder body and MLM head
+        dynamic_lr=1e-3,              # GATs and offset FFNs
+        lambda_w=1.0,                 # random-walk prior (paper: 100; the planted senses flip within one slice)
+        shared_warmup_steps=80,       # plain-MLM steps on the training text that EVERY model starts from
+        shared_warmup_lr=1e-3,
+        mlm_probability=0.3,          # training masks (held-out masks: BERT's 15%)
+        slice_batches=False,          # mixed-slice batches: every slice's offset network learns at every step
+        progress=False),
+}
+
+
+def preset(name: str, **overrides) -> DiffusionTrainConfig:
+    """A copy of the named preset (``"cli"``, ``"notebook"``), with fields replaced by ``overrides``."""
+    key = str(name).strip().lower()
+    if key not in PRESETS:
+        raise ValueError(f"unknown diffusion preset {name!r}. Fix: use one of {', '.join(map(repr, PRESETS))}.")
+    return dataclasses.replace(PRESETS[key], **overrides)
+
+
+__all__ = ["PRESETS", "VARIANTS", "DiffusionTrainConfig", "preset"]
