@@ -7,15 +7,15 @@
     tempo-analysis future-text generate --checkpoint runs/freq --year 2021 --n 5
     tempo-analysis future-text what-if --checkpoint runs/freq --words kernel,lexicon --factor 8 --out whatif.json
 
-``train`` fits a :class:`~tempo_analysis.future_text.pipeline.FutureTextModel` with one variant
+``train`` fits a :class:`~tempo_analysis.future_text.estimator.FutureTextModel` with one variant
 on the frozen causal LM ``--lm`` (default: the embedded SmolLM2-135M; ``tiny``: a small GPT-2
 trained here; or any HF name/folder, checked at once: offline, a hub name fails before any work)
 and saves it (``FutureTextModel.save``) under the output policy of ``tempo_analysis.outputs``:
 a non-empty folder the project did not write is refused without ``--overwrite``, and the folder
 is written to a temporary sibling and renamed into place. It holds ``models/<name>/`` (the
 variant without the frozen LM), the tokenizer, the frequency table, the yearly frame,
-``base_lm/`` (for ``--lm tiny``) and ``future_text.json`` (settings, split, and under ``info``
-the data spec and dev/test metrics). A local ``--lm`` folder is recorded by its absolute path (the
+``base_lm/`` (for ``--lm tiny``), ``config.json`` (the settings), ``future_text.json`` (the split
+and training logs) and ``train_info.json`` (the data spec and dev/test metrics). A local ``--lm`` folder is recorded by its absolute path (the
 checkpoint does not hold that LM); ``evaluate``/``generate --lm DIR`` load a checkpoint around the
 same LM moved elsewhere. ``what-if`` makes --words rise in a frequency model's history (nothing is
 retrained) and reports how the forecast bias, the forecast probability and the word's use in texts
@@ -31,7 +31,7 @@ from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
 from tempo_analysis.cli import add_progress_option, refuse_options, require_positive, wants_progress
-from tempo_analysis.future_text.settings import VARIANTS, WINDOW_VARIANTS, FutureTextSettings, GenerationSettings
+from tempo_analysis.future_text.config import VARIANTS, WINDOW_VARIANTS, GenerationSettings, preset
 
 
 LM_OVERRIDE_HELP = ("the causal LM to load the checkpoint around (default: the one it was trained on, which it "
@@ -40,13 +40,14 @@ LM_OVERRIDE_HELP = ("the causal LM to load the checkpoint around (default: the o
 TINY_OPTIONS = ["--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size", "--pretrain-epochs"]
 BIAS_OPTIONS = ["--alpha", "--alpha-search"]     # the temporal bias: not in baseline and last-n
 # the options above default to None on the command line (so that a given one is seen); these fill them
+TRAIN_INFO = "train_info.json"   # what `future-text train` adds to the saved folder: data spec, metrics
 SETTING_FLAGS = ("vocab_size", "n_layer", "n_embd", "n_head", "block_size", "pretrain_epochs", "finetune_steps",
                  "batch_size", "window", "alpha", "alpha_search", "seed")
 
 
 def _settings_args(p: argparse.ArgumentParser) -> None:
-    d = FutureTextSettings()
-    g = p.add_argument_group("model and training (defaults = notebook 04's)")
+    d = preset("cli")
+    g = p.add_argument_group("model and training (defaults: tempo_analysis.future_text.config.preset('cli'))")
     g.add_argument("--lm", default=d.lm, help="causal LM: 'default' (embedded SmolLM2-135M), 'tiny' (small GPT-2 "
                                               "trained here; the --vocab-size .. --pretrain-epochs flags), an HF "
                                               "name (online) or a local folder")
@@ -198,10 +199,10 @@ def register(subparsers) -> None:
 def _load_frame(spec: str, first_year=None, max_docs=None, seed=0, progress=False, whole: bool = False):
     """The yearly frame the LM reads (the seeded subset); with ``whole``, ``(subset, every document
     from the first year on)``."""
-    from tempo_analysis.data.specs import load_yearly
+    from tempo_analysis.resolve import load_yearly
     from tempo_analysis.future_text.splits import select_years
 
-    frame, _ = load_yearly(spec, progress=progress)
+    frame = load_yearly(spec, progress=progress).data
     if first_year is not None and not (frame["year"] >= first_year).any():
         years = sorted(set(frame["year"]))
         raise ValueError(f"--first-year {first_year}: {spec} has no documents from that year on (years present: "
@@ -246,10 +247,9 @@ def cmd_train(args) -> int:
         # offline hub name, missing path, a folder without weights: fails at once, naming --lm. A local
         # folder is recorded by its absolute path, so the checkpoint loads from any working directory
         lm = check_causal_lm(lm, what="--lm")
-    from tempo_analysis.future_text.pipeline import FutureTextModel
+    from tempo_analysis.future_text.estimator import FutureTextModel
 
     given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
-    s = FutureTextSettings(lm=lm, device=args.device, progress=wants_progress(args), **given_settings)
     frame, everything = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, wants_progress(args),
                                     whole=True)
     history = everything if args.history == "all" and args.max_docs_per_year is not None else None
@@ -263,13 +263,17 @@ def cmd_train(args) -> int:
         if not 1 <= (args.n or 2) <= n_train - 1:
             raise ValueError(f"--n {args.n or 2}: the data has {n_train} training years before the dev year {dev}, "
                              f"so last-n takes 1 <= n <= {n_train - 1}. Fix: give a smaller --n.")
-    fitted = FutureTextModel(s, variants=(name,), dev_year=dev_year, test_year=test_year).fit(frame, history=history)
+    fitted = FutureTextModel("cli", lm=lm, device=args.device, progress=wants_progress(args), variants=(name,),
+                             dev_year=dev_year, test_year=test_year, **given_settings).fit(frame, history=history)
     metrics = {split: fitted.evaluate(name, y) for split, y in (("dev", fitted.dev_year_), ("test", fitted.test_year_))}
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
             "max_docs_per_year": args.max_docs_per_year, "history": "subset" if history is None else "all",
             "metrics": metrics,
             "alpha": float(fitted.models_[name].alpha.detach())}
-    fitted.save(args.out, info=info, overwrite=args.overwrite)      # output policy: temp sibling, renamed
+    fitted.save(args.out, overwrite=args.overwrite)                 # output policy: temp sibling, renamed
+    from tempo_analysis.outputs import write_file_atomic
+
+    write_file_atomic(Path(args.out) / TRAIN_INFO, json.dumps(info, indent=2))   # inside our own folder
     print(json.dumps({"model": name, "out": str(args.out), "alpha": info["alpha"],
                       **{f"{k}_{m}": v[m] for k, v in metrics.items() for m in ("ppl", "content_ppl")}}, indent=2))
     return 0
@@ -278,7 +282,8 @@ def cmd_train(args) -> int:
 def load_checkpoint(folder, model: str | None = None, lm: str | None = None):
     """(fitted FutureTextModel, model name, info dict) from a ``future-text train`` folder; ``lm`` (``--lm``):
     the LM to load it around instead of the one it was trained on (that folder moved)."""
-    from tempo_analysis.future_text.pipeline import META, FutureTextModel
+    from tempo_analysis.future_text.estimator import META, FutureTextModel
+    from tempo_analysis.future_text.whatif import model_of
 
     folder = Path(folder)
     if not (folder / META).is_file():
@@ -291,14 +296,15 @@ def load_checkpoint(folder, model: str | None = None, lm: str | None = None):
         from tempo_analysis.causal_lm import check_causal_lm
 
         lm = check_causal_lm(lm, what="--lm")       # before the checkpoint is read: fails at once
-    fitted = FutureTextModel.load(folder, lm=lm)
+    fitted = FutureTextModel.load(folder, lm=lm) if lm is not None else FutureTextModel.load(folder)
     names = list(fitted.models_)
     if model is None:
         if len(names) != 1:
             raise ValueError(f"--checkpoint {str(folder)!r} holds the models {names}; pick one with --model")
         model = names[0]
-    fitted.get_model(model)                       # a clear error for an unknown name
-    return fitted, model, json.loads((folder / META).read_text()).get("info", {})
+    model_of(fitted, model)                       # a clear error for an unknown name
+    info = folder / TRAIN_INFO
+    return fitted, model, json.loads(info.read_text()) if info.is_file() else {}
 
 
 def cmd_evaluate(args) -> int:
@@ -311,16 +317,16 @@ def cmd_evaluate(args) -> int:
         prepare_output_file(args.out, overwrite=args.overwrite)      # before any work: fails at once
     fitted, name, info = load_checkpoint(args.checkpoint, args.model, args.lm)
     if args.data:
-        frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.settings.seed,
+        frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.config_.seed,
                             wants_progress(args))
         texts, spec = frame.loc[frame["year"] == args.year, "text"].tolist(), args.data
     else:
-        frame, texts, spec = fitted.frame_, fitted.texts_of(args.year), info.get("data", "the checkpoint's frame")
+        frame, texts, spec = fitted.frame_, fitted.frame_.loc[fitted.frame_["year"] == args.year, "text"].tolist(), info.get("data", "the checkpoint's frame")
     if not texts:
         raise ValueError(f"--year {args.year}: no documents in {spec}; years present: "
                          f"{sorted(set(frame['year']))[0]}-{sorted(set(frame['year']))[-1]}")
     if args.data:
-        m = perplexity(fitted.get_model(name), fitted.tokenizer_, texts, args.year, block_size=None,
+        m = perplexity(fitted.models_[name], fitted.tokenizer_, texts, args.year, block_size=None,
                        progress=wants_progress(args))
     else:
         m = fitted.evaluate(name, args.year)
@@ -339,7 +345,7 @@ def cmd_evaluate(args) -> int:
 def cmd_generate(args) -> int:
     check_gen_options(args)
     fitted, name, _ = load_checkpoint(args.checkpoint, args.model, args.lm)
-    refuse_options(args, ["--alpha"], when=fitted.get_model(name).bias is None,
+    refuse_options(args, ["--alpha"], when=fitted.models_[name].bias is None,
                    apply_to="models with a temporal bias (freq-nolstm, freq, context, context2)",
                    here=f"the model {name!r} (no bias)")
     texts = fitted.generate(name, args.n, year=args.year, alpha=args.alpha, prompt=args.prompt,
@@ -369,7 +375,7 @@ def cmd_whatif(args) -> int:
     from tempo_analysis.future_text.whatif import bias_by_factor, trend_response
 
     fitted, name, _ = load_checkpoint(args.checkpoint, args.model, args.lm)
-    variant = getattr(getattr(fitted.get_model(name), "config", None), "variant", None)
+    variant = getattr(getattr(fitted.models_[name], "config", None), "variant", None)
     if FEATURE_KIND.get(variant) != "freq":
         raise ValueError(f"--model {name!r} ({variant or 'no temporal bias'}) does not read word frequencies, so a "
                          "trend in them changes nothing. Fix: pass a freq or freq-nolstm model (train one with "

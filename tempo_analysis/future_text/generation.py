@@ -18,7 +18,7 @@ from transformers import LogitsProcessor, LogitsProcessorList
 
 from tempo_analysis.cpu_linears import packed_linears
 from tempo_analysis.future_text.model import FutureLM, TemporalBiasProcessor
-from tempo_analysis.future_text.settings import GenerationSettings
+from tempo_analysis.future_text.config import GenerationSettings
 
 __all__ = ["GenerationSettings", "generate_texts", "generate_together"]
 

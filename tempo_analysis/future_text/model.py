@@ -35,14 +35,14 @@ from transformers import AutoConfig, AutoModelForCausalLM, LogitsProcessor, PreT
 from transformers.modeling_outputs import CausalLMOutputWithPast
 
 from tempo_analysis.causal_lm import cache_keyword, output_cache
-from tempo_analysis.causal_lm import load_causal_lm as _load_causal_lm
+from tempo_analysis.causal_lm import load_causal_lm
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.bias import GatedBias, PreviousYearBias, TrendLSTMBias, WindowLSTMBias, window_index
 from tempo_analysis.future_text.same_lm import check_same_lm, weights_fingerprint
-from tempo_analysis.future_text.settings import BIAS_KIND, FEATURE_KIND, VARIANTS
+from tempo_analysis.future_text.config import BIAS_KIND, FEATURE_KIND, VARIANTS
 
 __all__ = ["VARIANTS", "BIAS_KIND", "FEATURE_KIND", "FutureLMConfig", "FutureLM", "TemporalBiasProcessor",
-           "load_causal_lm"]
+           "load_lm_model_on_cpu"]
 
 
 # the output field of the key/value cache: "cache" in transformers 5's outputs, "past_key_values" before
@@ -85,11 +85,11 @@ class FutureLMConfig(PreTrainedConfig):
         return BIAS_KIND[self.variant]
 
 
-def load_causal_lm(name_or_path: str, *, what: str = "Causal LM"):
+def load_lm_model_on_cpu(name_or_path: str, *, what: str = "Causal LM"):
     """The causal LM (model only, on the CPU) named by ``"default"`` (the embedded SmolLM2-135M-Instruct),
     a local folder or a hub name: :func:`tempo_analysis.causal_lm.load_causal_lm`, the project's one
     loader (offline, a hub name fails at once with a clear message; a cached one loads without retries)."""
-    model, _ = _load_causal_lm(name_or_path, device="cpu", what=what)
+    model, _ = load_causal_lm(name_or_path, device="cpu", what=what)
     return model
 
 
@@ -179,7 +179,7 @@ class FutureLM(PreTrainedModel):
         ``token_ids`` = S (default: the whole vocabulary). A name is loaded by
         :func:`tempo_analysis.causal_lm.load_causal_lm` (``"default"``: the embedded SmolLM2-135M-Instruct)."""
         if isinstance(lm, (str, PathLike)):
-            lm = load_causal_lm(fspath(lm))
+            lm = load_lm_model_on_cpu(fspath(lm))
         elif not callable(getattr(lm, "get_output_embeddings", None)):
             raise TypeError(f"FutureLM.from_lm(lm={lm!r}): give a causal LM with a tied head: a model instance "
                             "(AutoModelForCausalLM), 'default' (the embedded SmolLM2-135M-Instruct), a local folder "

@@ -1,12 +1,15 @@
-"""A fitted FutureTextModel on disk: the folder ``FutureTextModel.save`` writes and ``load`` reads.
+"""A fitted FutureTextModel on disk: the files ``FutureTextModel.save`` writes and ``load`` reads.
 
-The layout is described in ``FutureTextModel.save``. A run trained on a named or local LM does
-not hold that LM: ``read_run`` loads it again (by name, or a local folder by its absolute path)
-and checks that a saved head is put back on the LM it was trained around (``same_lm.py``).
+:class:`~tempo_analysis.base.Estimator` writes ``config.json`` (the settings) and the output
+manifest; ``write_run`` adds the fitted state (the layout is in ``FutureTextModel._save_fitted``).
+A run trained on a named or local LM does not hold that LM: ``read_run`` loads it again (by name,
+or a local folder by its absolute path) and checks that a saved head is put back on the LM it was
+trained around (``same_lm.py``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -19,24 +22,20 @@ from tempo_analysis.encoders import quiet_transformers
 from tempo_analysis.future_text.context import ContextTable
 from tempo_analysis.future_text.frequency import FrequencyTable
 from tempo_analysis.future_text.model import FutureLM
-from tempo_analysis.future_text.settings import FutureTextSettings
 from tempo_analysis.hub import ModelNotAvailable, is_path_like
 
-META = "future_text.json"          # the facade's settings, split and model names in a saved folder
-FORMAT_VERSION = 3
+META = "future_text.json"          # the fitted split, model names and training logs in a saved folder
+FORMAT_VERSION = 4                 # 4: the settings in config.json (Estimator.save), no "info"
 
 
-def write_run(fitted, d: Path, info: dict | None) -> None:
-    """Write the fitted facade ``fitted`` into the folder ``d`` (the layout is in ``FutureTextModel.save``)."""
+def write_run(fitted, d: Path) -> None:
+    """Write the fitted state of ``fitted`` into the folder ``d`` (the layout is in ``FutureTextModel._save_fitted``).
+
+    Its settings (``config_``, with a local LM folder by its absolute path) are in ``config.json``."""
     (d / "models").mkdir(parents=True, exist_ok=True)
-    settings = fitted.settings.to_dict()
-    if getattr(fitted, "lm_path_", None) and fitted.lm is None and fitted.settings.lm != "tiny":
-        settings["lm"] = fitted.lm_path_      # a local LM folder: its absolute path, so the run loads from anywhere
-    meta = {"format_version": FORMAT_VERSION, "settings": settings, "variants": list(fitted.variants),
-            "dev_year": fitted.dev_year, "test_year": fitted.test_year,
-            "train_years": list(fitted.train_years) if fitted.train_years is not None else None,
+    meta = {"format_version": FORMAT_VERSION,
             "dev_year_": fitted.dev_year_, "test_year_": fitted.test_year_, "train_years_": fitted.train_years_,
-            "models": list(fitted.models_), "histories": fitted.histories_, "info": info or {}}
+            "models": list(fitted.models_), "histories": fitted.histories_}
     with gzip.open(d / "frame.json.gz", "wt", encoding="utf-8") as fh:
         json.dump({c: fitted.frame_[c].tolist() for c in ("doc_id", "year", "text")}, fh)
     fitted.tokenizer_.save_pretrained(d)
@@ -45,7 +44,7 @@ def write_run(fitted, d: Path, info: dict | None) -> None:
         fitted.context_table_.save(d / "context_table.safetensors")
     for name, model in fitted.models_.items():
         model.save_head(d / "models" / name)
-    if fitted.settings.lm == "tiny" or fitted.lm is not None:
+    if fitted.config_.lm == "tiny":
         fitted.base_.save_pretrained(d / "base_lm")
         fitted.tokenizer_.save_pretrained(d / "base_lm")
     if fitted.trend_truth_ is not None:
@@ -55,20 +54,16 @@ def write_run(fitted, d: Path, info: dict | None) -> None:
     (d / META).write_text(json.dumps(meta, indent=2))
 
 
-def read_run(cls, directory, *, lm: str | None = None):
-    """The facade of class ``cls`` written into ``directory`` (``FutureTextModel.load``)."""
+def read_run(fitted, directory, *, lm_given: bool = False) -> None:
+    """Read the fitted state in ``directory`` into ``fitted``, whose ``config_`` holds the saved settings
+    (``FutureTextModel.load``); ``lm_given``: ``config_.lm`` was given to ``load`` (the same LM, moved)."""
     d = Path(directory)
-    if not (d / META).is_file():
-        raise FileNotFoundError(f"{d} has no {META}; pass a folder written by FutureTextModel.save "
-                                "(or `tempo-analysis future-text train --out DIR`)")
     meta = json.loads((d / META).read_text())
     if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{d}: format_version {meta.get('format_version')} is not {FORMAT_VERSION}; "
                          "train it again with this version")
-    settings = FutureTextSettings(**{**meta["settings"], "last_n": tuple(meta["settings"]["last_n"])})
-    train_years = tuple(meta["train_years"]) if meta["train_years"] is not None else None
-    fitted = cls(settings, variants=tuple(meta["variants"]), dev_year=meta["dev_year"], test_year=meta["test_year"],
-               train_years=train_years)
+    settings = fitted.config_
+    lm = settings.lm if lm_given else None
     with gzip.open(d / "frame.json.gz", "rt", encoding="utf-8") as fh:
         frame = pd.DataFrame(json.load(fh))
     tok = AutoTokenizer.from_pretrained(d, local_files_only=True)
@@ -81,11 +76,13 @@ def read_run(cls, directory, *, lm: str | None = None):
             base = AutoModelForCausalLM.from_pretrained(d / "base_lm", local_files_only=True).eval()
     else:
         base = _checkpoint_lm(d, settings.lm, lm, pick_device(settings.device))
-        fitted.lm_path_ = local_lm_path(settings.lm if lm is None else lm)
     fitted._setup(frame, tokenizer=tok, freq_table=FrequencyTable.load(d / "frequency_table.safetensors"),
                 base=base)
     if (d / "context_table.safetensors").is_file():
         fitted.context_table_ = ContextTable.load(d / "context_table.safetensors")
+    fitted.lm_path_ = local_lm_path(settings.lm)
+    if fitted.lm_path_:
+        fitted.config_ = dataclasses.replace(settings, lm=fitted.lm_path_)
     fitted.models_ = {name: FutureLM.load_head(d / "models" / name, fitted.base_).to(fitted.device_)
                     for name in meta["models"]}
     fitted.histories_ = meta.get("histories", {})
@@ -98,7 +95,6 @@ def read_run(cls, directory, *, lm: str | None = None):
                            if truth.is_file() else None)
     results = d / "results.csv"
     fitted.results_ = pd.read_csv(results) if results.is_file() else None
-    return fitted
 
 
 def local_lm_path(name) -> str | None:

@@ -32,6 +32,17 @@ from tempo_analysis.future_text.metrics import document_windows
 from tempo_analysis.future_text.model import FEATURE_KIND, FutureLM
 
 
+def model_of(fitted, name) -> FutureLM:
+    """The model called ``name`` in the fitted facade ``fitted`` (``fitted.models_[name]``, with an error
+    naming the fitted ones); a model object passes through."""
+    if not isinstance(name, str):
+        return name
+    fitted._check_fitted()
+    if name not in fitted.models_:
+        raise KeyError(f"no model {name!r}; fitted: {', '.join(fitted.models_) or 'none'}")
+    return fitted.models_[name]
+
+
 def word_token(tokenizer, word: str, *, whole: bool = False) -> int:
     """The token id that starts ``word`` in running text (the piece of ``" word"``).
 
@@ -285,7 +296,7 @@ def trend_response(fitted, model, words, *, factor: float = 8.0, last: int = 3, 
     beam search keeps the likeliest sentences, so a rare word's count hardly moves."""
     from tempo_analysis.future_text.generation import generate_texts
 
-    model = fitted.get_model(model)
+    model = model_of(fitted, model)
     tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
     settings = settings or fitted.generation_settings()
     docs = fitted._frame_rows[contexts_year or fitted.dev_year_]
@@ -331,7 +342,7 @@ def bias_by_factor(fitted, model, words, factors=(1.0, 2.0, 4.0, 8.0, 16.0), *, 
     """Each word's forecast bias (first piece) for the test year with a rising trend of each
     ``factor`` injected (rows: words, columns: factors); a frequency model's bias should rise
     along each row."""
-    model = fitted.get_model(model)
+    model = model_of(fitted, model)
     tok, year = fitted.tokenizer_, fitted.test_year_ if year is None else year
     out = {}
     for w in words:

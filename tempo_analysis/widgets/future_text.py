@@ -1,6 +1,6 @@
 """What-if widgets for notebook 04 (thin ipywidgets wrappers; the logic is in future_text.whatif).
 
-Both take a fitted :class:`tempo_analysis.future_text.pipeline.FutureTextModel` and models by
+Both take a fitted :class:`tempo_analysis.future_text.estimator.FutureTextModel` and models by
 name (``"freq"``) or as FutureLM objects.
 
 - ``generation_explorer``: target year + bias strength alpha -> regenerate baseline vs biased texts.
@@ -18,7 +18,7 @@ from IPython.display import display
 from tempo_analysis.figures.future_text import bias_change, side_by_side
 from tempo_analysis.future_text.generation import GenerationSettings, generate_together
 from tempo_analysis.future_text.model import TemporalBiasProcessor
-from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, shown_tokens, word_pieces
+from tempo_analysis.future_text.whatif import forecast_bias, injected_trend, model_of, shown_tokens, word_pieces
 from tempo_analysis.widgets.progress import Busy
 
 
@@ -32,7 +32,7 @@ def generation_explorer(fitted, baseline, model, words=(), n: int = 3, settings:
     """Dropdown (year), slider (alpha), seed, button -> side-by-side texts. Returns the widget box
     (``run_now=False``: nothing is generated until the button is clicked)."""
     settings = settings or fitted.generation_settings()
-    baseline, model = fitted.get_model(baseline), fitted.get_model(model)
+    baseline, model = model_of(fitted, baseline), model_of(fitted, model)
     year = W.Dropdown(options=_years(model), value=fitted.test_year_, description="target year")
     alpha = W.FloatSlider(value=round(float(model.alpha.detach()), 2), min=0.0, max=5.0, step=0.25,
                           description="bias α")
@@ -67,7 +67,7 @@ def trend_injector(fitted, model, words=(), n: int = 3, settings: GenerationSett
     """Text (word), slider (factor) and button -> bias before/after + generations before/after
     (``run_now=False``: nothing is generated until the button is clicked)."""
     settings = settings or fitted.generation_settings()
-    model = fitted.get_model(model)
+    model = model_of(fitted, model)
     word = W.Text(value=(list(words) or ["kernel"])[0], description="word X")
     factor = W.FloatLogSlider(value=8.0, base=2, min=0, max=5, step=0.5, description="rise ×")
     last = W.IntSlider(value=3, min=1, max=min(5, len(model.history_years)), description="last years")

@@ -103,8 +103,8 @@ def folder(tmp_path):
 def test_bad_command_line_is_one_clear_error_before_any_work(case, folder, monkeypatch, capsys):
     line, says = ROWS[case]
     work = ["tempo_analysis.evaluation.classification.cross_validate",
-            "tempo_analysis.semantic_change.ranker.SemanticChangeRanker.fit",
-            "tempo_analysis.diffusion.DiffusionMapper.fit", "tempo_analysis.future_text.pipeline.FutureTextModel.fit",
+            "tempo_analysis.semantic_change.estimator.SemanticChangeRanker.fit",
+            "tempo_analysis.diffusion.DiffusionMapper.fit", "tempo_analysis.future_text.estimator.FutureTextModel.fit",
             "tempo_analysis.encoders.load_encoder", "tempo_analysis.causal_lm.load_causal_lm",
             "tempo_analysis.world.generate_world", "tempo_analysis.cli.future_text.load_checkpoint"]
     if "csv:" not in line:  # rows without a CSV of their own must not even read data
@@ -123,13 +123,13 @@ def test_a_dev_or_test_year_given_alone_is_used_not_replaced_by_the_default_spli
     seen = {}
 
     class Model:
-        def __init__(self, settings, variants, dev_year, test_year):
-            seen["split"] = (dev_year, test_year)
+        def __init__(self, config=None, **overrides):
+            seen["split"] = (overrides["dev_year"], overrides["test_year"])
 
         def fit(self, frame, history=None):
             raise DataError("stop here")
 
-    monkeypatch.setattr("tempo_analysis.future_text.pipeline.FutureTextModel", Model)
+    monkeypatch.setattr("tempo_analysis.future_text.estimator.FutureTextModel", Model)
     rc = main(["future-text", "train", "--variant", "freq", "--data", f"csv:{folder}/years.csv", "--out",
                str(folder / "ft"), *given])
     assert rc == 2 and "stop here" in capsys.readouterr().err
@@ -210,9 +210,9 @@ def test_a_bad_model_name_is_one_error_naming_the_option_before_any_data(case, f
     (folder / "ckpt").mkdir()
     (folder / "ckpt" / "future_text.json").write_text("{}")
     work = ["tempo_analysis.evaluation.classification.cross_validate",
-            "tempo_analysis.semantic_change.ranker.SemanticChangeRanker.fit",
-            "tempo_analysis.diffusion.DiffusionMapper.fit", "tempo_analysis.future_text.pipeline.FutureTextModel.fit",
-            "tempo_analysis.future_text.pipeline.FutureTextModel.load", "tempo_analysis.encoders.load_encoder",
+            "tempo_analysis.semantic_change.estimator.SemanticChangeRanker.fit",
+            "tempo_analysis.diffusion.DiffusionMapper.fit", "tempo_analysis.future_text.estimator.FutureTextModel.fit",
+            "tempo_analysis.future_text.estimator.FutureTextModel.load", "tempo_analysis.encoders.load_encoder",
             "tempo_analysis.causal_lm.load_causal_lm", "tempo_analysis.encoder_mlm.brown_sentences",
             "tempo_analysis.encoder_mlm.mlm_eval"]
     work += [f"tempo_analysis.data.specs.{f}" for f in ("load_timelines", "load_change_data", "load_social",

@@ -205,8 +205,7 @@ def test_generate_refuses_alpha_for_a_model_without_a_bias(tmp_path, monkeypatch
         bias = None
 
     class Fitted:
-        def get_model(self, name):
-            return Model()
+        models_ = {"baseline": Model()}
 
         def generate(self, *args, **kwargs):
             raise AssertionError("generated with an --alpha that does not apply")

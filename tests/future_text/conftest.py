@@ -66,10 +66,10 @@ GEN = _generation()
 @pytest.fixture(scope="module")
 def exp():
     """A FutureTextModel of every variant on tiny settings, fitted on ``toy_frame()`` and scored."""
-    from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
+    from tempo_analysis.future_text.estimator import FutureTextModel
 
     torch.set_num_threads(1)
-    e = FutureTextModel(default_settings(**TINY), variants=["baseline", "last-n", "freq-nolstm", "freq"])
+    e = FutureTextModel(variants=["baseline", "last-n", "freq-nolstm", "freq"], **TINY)
     assert e.fit(toy_frame()) is e
     e.score(meteor_texts=2, generation=GEN)
     return e

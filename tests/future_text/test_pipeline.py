@@ -12,16 +12,25 @@ import pandas as pd
 import pytest
 import torch
 
-from tempo_analysis.data.specs import load_yearly
+from tempo_analysis.resolve import load_yearly
 from tempo_analysis.figures import future_text as figs
 from tempo_analysis.future_text.generation import GenerationSettings, generate_texts, generate_together
 from tempo_analysis.future_text.model import TemporalBiasProcessor
-from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
+from tempo_analysis.base import NotFittedError
+from tempo_analysis.future_text.config import FutureTextSettings
+from tempo_analysis.future_text.estimator import FutureTextModel
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.future_text.whatif import (bias_by_factor, expected_token_probs, forecast_bias, injected_trend,
                                                shown_tokens, trend_frame, word_pieces, word_token)
 
 from .conftest import GEN, TINY, toy_frame
+
+
+def started(**overrides) -> FutureTextModel:
+    """A FutureTextModel on tiny settings whose settings are resolved (``config_``), for its private steps."""
+    model = FutureTextModel(**{**TINY, **overrides})
+    model._start_fit()
+    return model
 
 def test_the_pretrained_lm_stays_frozen(exp):
     """Only the bias models train: the frozen LM's cached states would go stale otherwise."""
@@ -52,26 +61,29 @@ def test_a_planted_trend_word_spelled_null_or_nan_survives_save_and_load(exp, tm
 
 
 def test_variant_names_and_bad_names():
-    m = FutureTextModel(default_settings(last_n=(1, 2)), variants=("last-n", "last-3", "freq"))
-    assert m.jobs() == [("last-n", 1, "last-1"), ("last-n", 2, "last-2"), ("last-n", 3, "last-3"), ("freq", None, "freq")]
-    with pytest.raises(ValueError, match="variant='nope'"):
-        FutureTextModel(variants=("nope",))
+    m = started(last_n=(1, 2), variants=("last-n", "last-3", "freq"))
+    assert m._jobs() == [("last-n", 1, "last-1"), ("last-n", 2, "last-2"), ("last-n", 3, "last-3"), ("freq", None, "freq")]
+    with pytest.raises(ValueError, match="variants: 'nope' is not a variant"):
+        FutureTextModel(variants=("nope",)).fit(toy_frame())          # checked by fit, before any work
+    with pytest.raises(ValueError, match="variants: 'nope'"):
+        FutureTextSettings(variants="nope")
 
 
 def test_save_and_load_roundtrip(exp, tmp_path):
-    exp.save(tmp_path / "run", info={"data": "toy"})
+    exp.save(tmp_path / "run")
     back = FutureTextModel.load(tmp_path / "run")
     assert list(back.models_) == list(exp.models_) and back.train_years_ == exp.train_years_
     assert (back.dev_year_, back.test_year_) == (exp.dev_year_, exp.test_year_)
     pd.testing.assert_frame_equal(back.frame_, exp.frame_)
     pd.testing.assert_frame_equal(back.results_, exp.results_)
     assert back.freq_table_.fingerprint == exp.freq_table_.fingerprint and len(back.tokenizer_) == len(exp.tokenizer_)
-    assert back.base_ is not None and back.settings == exp.settings
+    assert back.base_ is not None and back.config_ == exp.config_
+    assert back.model_ is back.models_["baseline"] and back.history_ == exp.history_ == exp.histories_["baseline"]
     for name in ("baseline", "freq"):
         assert back.evaluate(name, 2015) == pytest.approx(exp.evaluate(name, 2015), rel=1e-6)   # the same numbers
     assert back.generate("freq", 2, settings=GEN) == exp.generate("freq", 2, settings=GEN)
-    assert json.loads((tmp_path / "run" / "future_text.json").read_text())["info"] == {"data": "toy"}
-    with pytest.raises(FileNotFoundError, match="future_text.json"):
+    assert json.loads((tmp_path / "run" / "config.json").read_text()) == exp.config_.to_dict()
+    with pytest.raises(FileNotFoundError, match="has no config.json"):
         FutureTextModel.load(tmp_path)
     exp.save(tmp_path / "run")                                   # our own folder: replaced as a whole
     user = tmp_path / "user"
@@ -89,7 +101,7 @@ def test_generation_is_seeded_and_alpha_zero_is_the_plain_lm(exp):
     a = generate_texts(m, tok, 2015, 3, settings=GEN)
     assert a == generate_texts(m, tok, 2015, 3, settings=GEN) and len(a) == 3 and all(a)
     # alpha = 0: no temporal bias, only the head adaptation every variant shares (= the baseline's shape)
-    plain = FutureTextModel.build(exp, "baseline")
+    plain = exp._build("baseline")
     shared = {k: v.detach().clone() for k, v in m.state_dict().items() if k == "offset" or k.startswith("adapter.")}
     assert any(k.startswith("adapter.") for k in shared)                # the context adapter is shared too
     plain.load_state_dict(shared, strict=False)
@@ -157,22 +169,21 @@ def test_the_context_adapter_is_kept_only_if_it_lowers_the_baselines_dev_loss(ex
     """fit() trains the time-blind baseline with and without the context adapter and every model takes
     the one with the lower dev loss (an adapter that overfits from its first steps is dropped)."""
     choice = exp.adapter_choice_                                   # toy data: the adapter helps
-    assert choice["rank"] == exp.adapter_rank == 64 and choice["dev_ppl_with_adapter"] < choice["dev_ppl_without"]
+    assert choice["rank"] == exp._adapter_rank == 64 and choice["dev_ppl_with_adapter"] < choice["dev_ppl_without"]
     assert all(m.adapter is not None for m in exp.models_.values())
     assert exp.histories_["baseline"]["adapter_choice"] == choice
     assert np.exp(exp.histories_["baseline"]["best_dev_loss"]) == pytest.approx(choice["dev_ppl_with_adapter"])
     # an adapter learning rate that makes it overfit at once: dropped for every model, the choice recorded
-    bad = FutureTextModel(default_settings(**{**TINY, "bias_lr": 3.0}), variants=["baseline", "freq"]).fit(toy_frame())
-    assert bad.adapter_choice_["rank"] == bad.adapter_rank == 0
+    bad = FutureTextModel(variants=["baseline", "freq"], **{**TINY, "bias_lr": 3.0}).fit(toy_frame())
+    assert bad.adapter_choice_["rank"] == bad._adapter_rank == 0
     assert bad.adapter_choice_["dev_ppl_with_adapter"] > bad.adapter_choice_["dev_ppl_without"]
     assert all(m.adapter is None and not m.config.adapter_rank for m in bad.models_.values())
     assert np.exp(bad.histories_["baseline"]["best_dev_loss"]) == pytest.approx(bad.adapter_choice_["dev_ppl_without"])
     back = FutureTextModel.load(bad.save(tmp_path / "run"))         # the choice survives save / load
-    assert back.adapter_rank == 0 and back.adapter_choice_ == bad.adapter_choice_
+    assert back._adapter_rank == 0 and back.adapter_choice_ == bad.adapter_choice_
     # adapter_check=False keeps the setting's adapter, as before
-    forced = FutureTextModel(default_settings(**{**TINY, "bias_lr": 3.0, "adapter_check": False}),
-                             variants=["baseline"]).fit(toy_frame())
-    assert forced.adapter_rank == 64 and forced.adapter_choice_ is None and forced.models_["baseline"].adapter is not None
+    forced = FutureTextModel(variants=["baseline"], **{**TINY, "bias_lr": 3.0, "adapter_check": False}).fit(toy_frame())
+    assert forced._adapter_rank == 64 and forced.adapter_choice_ is None and forced.models_["baseline"].adapter is not None
 
 
 def test_injected_trend_raises_the_forecast_bias(exp):
@@ -200,7 +211,7 @@ def test_injected_trend_raises_the_forecast_bias(exp):
 
 
 def test_forecast_probabilities_and_trend_figure(exp):
-    p = expected_token_probs(exp.models_["freq"], exp.tokenizer_, exp.texts_of(2014), 2015, block_size=512)
+    p = expected_token_probs(exp.models_["freq"], exp.tokenizer_, exp._texts_of(2014), 2015, block_size=512)
     assert p.shape == (len(exp.tokenizer_),) and p.sum() == pytest.approx(1.0, abs=1e-4)
     trends = trend_frame(exp, ["transformer", "kernel"], {"baseline": exp.models_["baseline"], "freq": exp.models_["freq"]})
     assert set(trends["series"]) == {"actual", "forecast: baseline", "forecast: freq"}
@@ -213,7 +224,7 @@ def test_forecast_probabilities_and_trend_figure(exp):
     actual = trends[(trends["word"] == label["kernel"]) & (trends["series"] == "actual")].set_index("year")["value"]
     k = word_token(exp.tokenizer_, "kernel")
     for y in (2010, 2015):
-        ids = exp.tokenizer_(exp.texts_of(y), add_special_tokens=False)["input_ids"]
+        ids = exp.tokenizer_(exp._texts_of(y), add_special_tokens=False)["input_ids"]
         flat = [i for d in ids for i in d]
         assert actual[y] == pytest.approx(flat.count(k) / len(flat))
     d = figs.frequency_trends(trends).to_dict()
@@ -222,7 +233,7 @@ def test_forecast_probabilities_and_trend_figure(exp):
     assert exp.visualize_trends(["transformer", "kernel"], ("baseline", "freq", "context2")).to_dict() == d   # unfitted names skipped
 
 
-def test_figures_to_dict(exp):
+def test_figures_to_dict(exp, tmp_path):
     t = figs.variants_table(exp.results_).to_dict()
     assert t["data"][0]["type"] == "table" and t["data"][0]["cells"]["values"][0] == exp.results_["model"].tolist()
     b = figs.metric_bars(exp.results_, "test_content_ppl").to_dict()
@@ -251,8 +262,12 @@ def test_figures_to_dict(exp):
     texts = [exp.generate(m, 2, settings=GEN) for m in ("baseline", "freq")]
     g = exp.visualize_generations("baseline", "freq", ["transformer"], n=2, settings=GEN).to_dict()
     assert g == figs.side_by_side(*texts, ["transformer"], titles=("baseline", "freq")).to_dict()
+    with pytest.raises(NotFittedError, match=r"call fit\(data\) first"):
+        FutureTextModel().visualize_results()                         # not fitted
+    fitted = FutureTextModel.load(exp.save(tmp_path / "run"))
+    fitted.results_ = None
     with pytest.raises(ValueError, match=r"call fit\(\) and score"):
-        FutureTextModel().visualize_results()                         # not fitted, not scored
+        fitted.visualize_results()                                    # fitted, not scored
 
 
 def test_cli_train_evaluate_generate(tmp_path, capsys, monkeypatch):
@@ -270,7 +285,9 @@ def test_cli_train_evaluate_generate(tmp_path, capsys, monkeypatch):
         assert (out / ".tempo_analysis.json").is_file()                      # ours: a later run may replace it
         assert (out / "base_lm" / "config.json").is_file()
         meta = json.loads((out / "future_text.json").read_text())
-        assert meta["test_year_"] == 2015 and set(meta["info"]["metrics"]) == {"dev", "test"}
+        info = json.loads((out / "train_info.json").read_text())
+        assert meta["test_year_"] == 2015 and set(info["metrics"]) == {"dev", "test"} and info["model"] == "freq"
+        assert json.loads((out / "config.json").read_text())["variants"] == ["freq"]
         assert main(["future-text", "evaluate", "--checkpoint", str(out), "--year", "2015", "--out",
                      str(tmp_path / "m.json"), "--n-generate", "2", "--max-new-tokens", "8", "--num-beams", "2"]) == 0
         m = json.loads((tmp_path / "m.json").read_text())
@@ -295,7 +312,7 @@ def test_cli_train_evaluate_generate(tmp_path, capsys, monkeypatch):
     def no_work(*args, **kwargs):
         raise AssertionError("future-text train worked before it checked --out")
 
-    monkeypatch.setattr("tempo_analysis.data.specs.load_yearly", no_work)
+    monkeypatch.setattr("tempo_analysis.resolve.load_yearly", no_work)
     monkeypatch.setattr(FutureTextModel, "fit", no_work)
     assert main(["future-text", "train", "--data", f"csv:{csv}", "--variant", "freq", "--out", str(mine), *flags]) == 2
     err = capsys.readouterr().err
@@ -363,15 +380,15 @@ def test_a_checkpoint_on_a_local_lm_folder_loads_from_anywhere_and_names_a_moved
         warnings.simplefilter("ignore")
         assert main(["future-text", "train", "--data", "csv:t.csv", "--variant", "baseline", "--lm", "mylm",
                      "--finetune-steps", "2", "--batch-size", "64", "--out", "run"]) == 0
-        meta = json.loads((work / "run" / "future_text.json").read_text())
-        assert meta["settings"]["lm"] == str((work / "mylm").resolve())
+        meta = json.loads((work / "run" / "config.json").read_text())
+        assert meta["lm"] == str((work / "mylm").resolve())
         assert not (work / "run" / "base_lm").exists()
         # the library alike: FutureTextModel(settings(lm="mylm")) records the folder's absolute path
-        lib = FutureTextModel(default_settings(lm="mylm", finetune_steps=2, batch_size=64, adapter_rank=0),
-                              variants=["baseline"]).fit(frame)
+        settings = FutureTextSettings(lm="mylm", finetune_steps=2, batch_size=64, adapter_rank=0)
+        lib = FutureTextModel(settings, variants=["baseline"]).fit(frame)
         lib.save(work / "lib")
-        assert json.loads((work / "lib" / "future_text.json").read_text())["settings"]["lm"] == meta["settings"]["lm"]
-        assert lib.settings.lm == "mylm"                                       # the user's settings untouched
+        assert json.loads((work / "lib" / "config.json").read_text())["lm"] == meta["lm"] == lib.config_.lm
+        assert settings.lm == "mylm" and lib.overrides == {"variants": ["baseline"]}   # the user's settings untouched
         elsewhere = tmp_path / "elsewhere"
         elsewhere.mkdir()
         monkeypatch.chdir(elsewhere)
@@ -403,8 +420,9 @@ def test_frequency_model_beats_all_years_baseline_on_planted_world():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        frame, truth = load_yearly("world")
-    exp = FutureTextModel(default_settings(), variants=["baseline", "freq"]).fit(select_years(frame, None, 20, 0),
+        loaded = load_yearly("world")
+        frame, truth = loaded.data, loaded.truth
+    exp = FutureTextModel(variants=["baseline", "freq"]).fit(select_years(frame, None, 20, 0),
                                                                                  history=frame)
     r = exp.score().set_index("model")
     assert r.loc["freq", "test_content_ppl"] < r.loc["baseline", "test_content_ppl"]
@@ -518,7 +536,7 @@ def test_history_frame_gives_the_frequency_counts_and_must_cover_the_training_ye
     the test year (not only the LM's subsample), and never the test year's."""
     full = toy_frame(docs_per_year=12, seed=3)
     sub = full.groupby("year").head(4)
-    e = FutureTextModel(default_settings(**TINY), variants=["baseline"])
+    e = started(variants=["baseline"])
     e._setup(sub, history=full)
     tok = e.tokenizer_
     past = full[full["year"] < e.test_year_]
@@ -551,8 +569,7 @@ def test_generation_decodes_inside_packed_linears(exp, monkeypatch):
 def test_the_frequency_history_counts_every_year_before_the_test_year():
     # training years that stop before the dev year: 2013's documents are real text, not a carried copy
     frame = toy_frame(years=range(2010, 2017))
-    fm = FutureTextModel(default_settings(**TINY), variants=["baseline"], dev_year=2015, test_year=2016,
-                         train_years=(2010, 2012))
+    fm = started(variants=["baseline"], dev_year=2015, test_year=2016, train_years=(2010, 2012))
     with warnings.catch_warnings():
         warnings.simplefilter("error", UserWarning)      # no "no documents" warning for 2013
         fm._setup(frame)
@@ -604,7 +621,7 @@ def test_a_split_word_is_labelled_as_its_first_piece_with_a_note(exp, monkeypatc
 def test_a_year_given_alone_is_completed_not_replaced_by_the_default_split(given, expected):
     """dev_year alone: the next year with documents is the test year; test_year alone: the last year
     before it is dev. The default split (the last two years) would have trained on the asked test year."""
-    fm = FutureTextModel(default_settings(**TINY), variants=["baseline"], **given)
+    fm = started(variants=["baseline"], **given)
     fm._setup(toy_frame(years=range(2010, 2017)))
     assert (fm.dev_year_, fm.test_year_) == expected and max(fm.train_years_) < expected[0]
 
@@ -612,13 +629,12 @@ def test_a_year_given_alone_is_completed_not_replaced_by_the_default_split(given
 def test_the_window_check_binds_only_the_variants_that_read_a_window():
     """Five years, three of them for training: window 3 is too long for freq's LSTM, but the baseline,
     last-n and freq-nolstm read no window and must not be refused for it (the CLI refuses --window for them)."""
-    frame, settings = toy_frame(years=range(2010, 2015)), default_settings(**{**TINY, "window": 3})
+    frame = toy_frame(years=range(2010, 2015))
     for variant in ("baseline", "last-n", "freq-nolstm"):
-        FutureTextModel(settings, variants=[variant])._setup(frame)
+        started(window=3, variants=[variant])._setup(frame)
     with pytest.raises(ValueError, match="window=3 is longer than the 2 training years"):
-        FutureTextModel(settings, variants=["baseline", "freq"])._setup(frame)
-    at_the_limit = default_settings(**{**TINY, "window": 2})              # every training year but the first
-    FutureTextModel(at_the_limit, variants=["freq"])._setup(frame)
+        started(window=3, variants=["baseline", "freq"])._setup(frame)
+    started(window=2, variants=["freq"])._setup(frame)                    # every training year but the first
 
 
 @pytest.mark.parametrize("name", ["baseline", "freq"])
@@ -628,7 +644,7 @@ def test_evaluate_from_cached_states_equals_scoring_the_full_model(exp, name):
     from tempo_analysis.future_text.metrics import perplexity
 
     fast = exp.evaluate(name, exp.test_year_)
-    full = perplexity(exp.get_model(name), exp.tokenizer_, exp.texts_of(exp.test_year_), exp.test_year_,
+    full = perplexity(exp.models_[name], exp.tokenizer_, exp._texts_of(exp.test_year_), exp.test_year_,
                       block_size=None)
     assert (fast["tokens"], fast["content_tokens"]) == (full["tokens"], full["content_tokens"])
     assert fast["ppl"] == pytest.approx(full["ppl"], rel=1e-4)
@@ -647,16 +663,16 @@ def test_context_history_is_read_over_the_models_tokens(exp, monkeypatch):
         def features(self):
             return self.feats
 
-    monkeypatch.setattr(exp, "context_table", lambda: Table(full))
-    np.testing.assert_array_equal(exp.history("context"), full[:, S])
-    monkeypatch.setattr(exp, "context_table", lambda: Table(full[:, S]))
-    np.testing.assert_array_equal(exp.history("context2"), full[:, S])
+    monkeypatch.setattr(exp, "_context_table", lambda: Table(full))
+    np.testing.assert_array_equal(exp._history("context"), full[:, S])
+    monkeypatch.setattr(exp, "_context_table", lambda: Table(full[:, S]))
+    np.testing.assert_array_equal(exp._history("context2"), full[:, S])
 
 
 @pytest.mark.parametrize("search, learns", [("learn", True), ("grid", False), ("fixed", False)])
 def test_alpha_is_a_trained_parameter_only_when_it_is_learned(exp, monkeypatch, search, learns):
-    monkeypatch.setattr(exp, "settings", dataclasses.replace(exp.settings, alpha_search=search))
-    model = exp.build("freq")
+    monkeypatch.setattr(exp, "config_", dataclasses.replace(exp.config_, alpha_search=search))
+    model = exp._build("freq")
     assert model.alpha.requires_grad is learns and model.config.learn_alpha is learns
 
 
@@ -666,9 +682,9 @@ def test_the_lm_context_table_covers_the_years_before_the_test_year_over_the_mod
     from tempo_analysis.future_text.states import state_context_table
 
     monkeypatch.setattr(exp, "context_table_", None)
-    table = exp.context_table()
+    table = exp._context_table()
     first, last = exp.train_years_[0], exp.test_year_ - 1
-    assert table.years == list(range(first, last + 1)) and exp.context_table() is table
+    assert table.years == list(range(first, last + 1)) and exp._context_table() is table
     S = torch.as_tensor(exp.token_ids_)
     rows = np.flatnonzero((exp.frame_["year"] >= first).to_numpy() & (exp.frame_["year"] <= last).to_numpy())
     want = state_context_table(exp.terms_.states.select(sorted(rows)), S, first, last,

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from tempo_analysis.cli import main
-from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
+from tempo_analysis.future_text.estimator import FutureTextModel
 from tempo_analysis.future_text.whatif import trend_response, word_pieces
 
 from .conftest import toy_frame
@@ -20,7 +20,7 @@ from .conftest import TINY
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory):
     torch.set_num_threads(1)
-    exp = FutureTextModel(default_settings(**TINY), variants=["baseline", "last-n", "freq-nolstm", "freq"])
+    exp = FutureTextModel(variants=["baseline", "last-n", "freq-nolstm", "freq"], **TINY)
     exp.fit(toy_frame())
     with torch.no_grad():                      # a bias that trusts the history, so that a trend shows
         exp.models_["freq-nolstm"].bias.scale.fill_(3.0)

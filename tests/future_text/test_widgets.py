@@ -37,7 +37,7 @@ def test_generation_explorer_controls_and_what_a_click_generates(exp, monkeypatc
     calls, shown = [], []
     monkeypatch.setattr(wft, "generate_together", _fake_generate(calls))
     monkeypatch.setattr(wft, "display", shown.append)
-    model, baseline = exp.get_model("freq"), exp.get_model("baseline")
+    model, baseline = exp.models_["freq"], exp.models_["baseline"]
     learned = float(model.alpha.detach())
     with torch.no_grad():
         model.alpha.fill_(1.374)                                     # a learned α, not its start
@@ -103,11 +103,11 @@ def test_trend_injector_controls_start_where_the_notebook_reads_them(exp, monkey
     word, factor, last, _ = box.children[0].children
     assert word.value == "transformer"
     assert (factor.value, factor.base, factor.min, factor.max) == (8.0, 2, 0, 5)
-    n_hist = len(exp.get_model("freq-nolstm").history_years)
+    n_hist = len(exp.models_["freq-nolstm"].history_years)
     assert (last.value, last.min, last.max) == (3, 1, min(5, n_hist))
     assert wft.trend_injector(exp, "freq-nolstm", (), n=1, settings=GEN, run_now=False).children[0].children[0].value \
         == "kernel"
-    model = exp.get_model("freq-nolstm")
+    model = exp.models_["freq-nolstm"]
     monkeypatch.setattr(type(model), "history_years", property(lambda self: [2013, 2014]))   # a two-year history
     last = wft.trend_injector(exp, "freq-nolstm", (), n=1, settings=GEN, run_now=False).children[0].children[2]
     assert last.max == 2 and last.value <= 2

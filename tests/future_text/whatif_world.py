@@ -89,7 +89,7 @@ def facade(w, models=None, gen=None):
     models = models or {}
     return SimpleNamespace(tokenizer_=w.tok, freq_table_=w.table, frame_=w.frame, test_year_=TEST, dev_year_=DEV,
                            _frame_rows=w.rows, terms_=PositionTerms(w.states, None, None),
-                           get_model=lambda name: models[name] if isinstance(name, str) else name,
+                           models_=models, _check_fitted=lambda: None,
                            generation_settings=lambda: gen)
 
 

@@ -1,16 +1,22 @@
-"""The plain settings of future-text generation (no torch): variants, experiment knobs, decoding.
+"""The one settings module of future-text generation (no torch): variants, experiment knobs, presets, decoding.
 
 - ``VARIANTS`` and the bias / feature kind of each (Li et al., "Future Language Modeling").
-- ``FutureTextSettings``: model, tokenizer, training and history knobs of
-  :class:`~tempo_analysis.future_text.pipeline.FutureTextModel`; ``default_settings()`` gives
-  notebook 04's defaults.
+- ``FutureTextSettings``: the variants to train, the year split, and the model, tokenizer,
+  training and history knobs of :class:`~tempo_analysis.future_text.estimator.FutureTextModel`.
+- ``PRESETS`` and :func:`preset`: the named settings. ``"cli"`` is ``FutureTextSettings()``, the
+  documented defaults (``FutureTextModel()`` and ``tempo-analysis future-text train``);
+  ``"notebook"`` is notebook 04's (the same knobs, the five variants it compares).
 - ``GenerationSettings``: decoding knobs (paper defaults: beam 5 with sampling, top-k 50,
   top-p 0.92, no-repeat-n-gram 2).
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+import re
+from os import PathLike, fspath
+from dataclasses import asdict, dataclass, replace
+
+from tempo_analysis.data.errors import DataError
 
 VARIANTS = ("baseline", "last-n", "freq-nolstm", "freq", "context", "context2")
 BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": "trend", "context": "lstm",
@@ -24,7 +30,7 @@ ALPHA_GRID = (1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)     # the paper's search grid f
 
 @dataclass
 class FutureTextSettings:
-    """Every knob of the experiment; defaults are the notebook's (planted world, SmolLM2, 2-core CPU).
+    """Every knob of the experiment; the defaults are the documented ones (planted world, SmolLM2, 2-core CPU).
 
     Every variant shares one adaptation of a frozen LM (``adapt.py``): the LM's final hidden
     states are cached once; only a per-token output offset and a low-rank context adapter (all
@@ -32,6 +38,12 @@ class FutureTextSettings:
     (bias variants) are trained, for the same number of steps, with early stopping on the dev year.
     """
 
+    # --- what fit trains, and the year split ---
+    variants: tuple = VARIANTS      # variant names ("last-n" = one model per last_n, "last-N" = one of them)
+    dev_year: int | None = None     # None: 2020 for ACL (test 2021), else the second-last year
+    test_year: int | None = None    # None: 2021 for ACL, else the last year
+    train_years: tuple | None = None  # (first, last) training years; None = every year before dev_year
+    # --- the frozen causal LM ---
     lm: str = "default"             # "default" (embedded SmolLM2-135M), "tiny" (small GPT-2 trained here), HF name/path
     device: str | None = None       # None: cuda, then mps, then cpu
     state_cache: bool = True        # keep the LM's states on disk (keyed by LM + texts); "tiny" never caches
@@ -65,6 +77,20 @@ class FutureTextSettings:
     progress: bool = False
 
     def __post_init__(self):
+        self.variants = (self.variants,) if isinstance(self.variants, str) else tuple(self.variants)
+        self.last_n = tuple(self.last_n)
+        self.train_years = None if self.train_years is None else tuple(self.train_years)
+        if not self.variants:
+            raise ValueError("variants=(): name at least one model to train, e.g. variants=('baseline', 'freq')")
+        for v in self.variants:
+            if v not in VARIANTS and not re.fullmatch(r"last-\d+", str(v)):
+                raise ValueError(f"variants: {v!r} is not a variant. Fix: use {', '.join(VARIANTS)} "
+                                 "(or last-N, e.g. last-2)")
+        if isinstance(self.lm, PathLike):
+            self.lm = fspath(self.lm)
+        if not isinstance(self.lm, str):
+            raise TypeError(f"lm={type(self.lm).__name__}: give the LM by name ('default', 'tiny', a hub name) or "
+                            "as a local folder written by save_pretrained")
         if self.alpha_search not in ("learn", "grid", "fixed"):
             raise ValueError(f"alpha_search={self.alpha_search!r}: use 'learn', 'grid' or 'fixed'")
         if self.freq_bias not in ("monotone", "lstm"):
@@ -72,13 +98,25 @@ class FutureTextSettings:
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        d["last_n"] = list(d["last_n"])
+        for k in ("variants", "last_n", "train_years"):
+            d[k] = None if d[k] is None else list(d[k])
         return d
 
 
-def default_settings(**overrides) -> FutureTextSettings:
-    """The notebook's defaults (shared by notebook 04 and its test)."""
-    return FutureTextSettings(**overrides)
+# the named settings: FutureTextModel(name), preset(name); "cli" = FutureTextSettings(), the documented defaults
+PRESETS: dict[str, FutureTextSettings] = {
+    "cli": FutureTextSettings(),
+    # notebook 04: the defaults, and the five models it compares (freq-nolstm left out)
+    "notebook": FutureTextSettings(variants=("baseline", "last-n", "freq", "context", "context2")),
+}
+
+
+def preset(name: str, **overrides) -> FutureTextSettings:
+    """A copy of the preset ``name`` ("cli", "notebook"), with fields replaced by ``overrides``."""
+    key = str(name).strip().lower()
+    if key not in PRESETS:
+        raise DataError(f"unknown future-text preset {name!r}. Fix: use one of {', '.join(map(repr, PRESETS))}.")
+    return replace(PRESETS[key], **overrides)
 
 
 @dataclass
