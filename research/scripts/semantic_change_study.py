@@ -13,7 +13,8 @@ For each data seed, model seed (``--model-seeds``: ``RankConfig.seed``, which se
 parameters, the post-training and the usage sample) and method: one ``SemanticChangeRanker`` fit
 (every hidden layer kept), then the stored vectors are re-scored over a grid of scorers x layers x
 z-scoring (no re-embedding). Writes one JSON with the Spearman of every cell and the timings, plus the frequency baseline;
-research/results/semantic_change/ and notebook 02 (``semantic_change.study.recorded_study``) read from it.
+research/results/semantic_change/ reads from it; what notebook 02 shows of it is curated into
+tempo_analysis/assets/recorded/semantic_change_*.json (``semantic_change.study``).
 Runs that are already in ``--out`` (same data seed, model seed and method) are kept and skipped, so an
 interrupted study resumes; a file written with other settings (data, samples, training, config) is refused, so
 that one file never mixes runs of different settings under one header.
@@ -28,10 +29,11 @@ from pathlib import Path
 
 import torch
 
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import SemanticChangeRanker
 from tempo_analysis.semantic_change.baselines import frequency_change
-from tempo_analysis.semantic_change.pipeline import DEFAULT, evaluate_scores, notebook_config
+from tempo_analysis.semantic_change.config import notebook_config, preset
+from tempo_analysis.semantic_change.pipeline import evaluate_scores
 
 LAYER_GRID = [1, 2, 4, 6, "1-6", "2-4", "3-5", "0-6"]
 SCORERS = ["cosine", "prt", "apd", "apd-within"]
@@ -72,7 +74,7 @@ def main(argv=None):
     done = {(r["data_seed"], r.get("model_seed", 0), r["method"]) for r in out["runs"]}
     model_seeds = [int(s) for s in a.model_seeds.split(",")]
     for seed in [int(s) for s in a.seeds.split(",")]:
-        data = load_change_data(a.data, seed=seed)
+        data = load_change_data(a.data, seed=seed).data
         if (seed, 0, "frequency") not in done:
             m = evaluate_scores(frequency_change(data), data.truth)
             out["runs"].append({"data_seed": seed, "model_seed": 0, "data": data.name, "method": "frequency",
@@ -81,7 +83,7 @@ def main(argv=None):
         for model_seed, method in [(ms, m) for ms in model_seeds for m in a.methods.split(",")]:
             if (seed, model_seed, method) in done:
                 continue
-            cfg = DEFAULT if a.config == "default" else notebook_config(method, data=a.data)
+            cfg = preset("cli") if a.config == "default" else notebook_config(method, data=a.data)
             cfg = replace(cfg, method=method, samples=a.samples, seed=model_seed)
             if a.form is not None:
                 cfg = replace(cfg, form=a.form)

@@ -29,10 +29,11 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import SemanticChangeRanker
 from tempo_analysis.semantic_change.extraction import prepare
-from tempo_analysis.semantic_change.pipeline import DEFAULT, notebook_config, sample_usages
+from tempo_analysis.semantic_change.config import notebook_config, preset
+from tempo_analysis.semantic_change.pipeline import sample_usages
 
 
 def masked_rows(tokenizer, usages, max_length: int):
@@ -89,8 +90,8 @@ def main(argv=None):
         ap.error(f"--method {a.method}: this probe reads a post-trained MLM head over whole-token targets; "
                  "use temporal-attention, time-token, both or no-time.")
     torch.set_num_threads(1)
-    data = load_change_data(a.data, seed=a.seed)
-    base = DEFAULT if a.config == "default" else notebook_config(a.method, data=a.data)
+    data = load_change_data(a.data, seed=a.seed).data
+    base = preset("cli") if a.config == "default" else notebook_config(a.method, data=a.data)
     tr = replace(base.train, progress=False)
     for field, value in (("time_lr", a.time_lr), ("max_sentences", a.max_sentences),
                          ("target_mask_prob", a.target_mask_prob)):

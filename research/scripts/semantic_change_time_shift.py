@@ -21,9 +21,10 @@ import numpy as np
 import torch
 from scipy.stats import spearmanr
 
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import SemanticChangeRanker
-from tempo_analysis.semantic_change.pipeline import DEFAULT, sample_usages
+from tempo_analysis.semantic_change.config import preset
+from tempo_analysis.semantic_change.pipeline import sample_usages
 
 
 def layer_mean(vectors, layers: int) -> np.ndarray:
@@ -55,12 +56,13 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     a = ap.parse_args(argv)
     torch.set_num_threads(1)
-    data = load_change_data(a.data, seed=a.seed)
-    tr = DEFAULT.train
+    data = load_change_data(a.data, seed=a.seed).data
+    cli = preset("cli")
+    tr = cli.train
     for field, value in (("time_lr", a.time_lr), ("body_lr", a.body_lr), ("max_sentences", a.max_sentences)):
         if value is not None:
             tr = replace(tr, **{field: value})
-    cfg = replace(DEFAULT, method="temporal-attention", samples=a.samples, seed=0, progress=False,
+    cfg = replace(cli, method="temporal-attention", samples=a.samples, seed=0, progress=False,
                   train=replace(tr, progress=False))
     t0 = time.time()
     ranker = SemanticChangeRanker(cfg).fit(data)

@@ -22,7 +22,7 @@ from tempo_analysis.cli import add_output_options, add_progress_option, refuse_o
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows each option's default, except None: those options fall back to the library's defaults
-    (``semantic_change.pipeline.DEFAULT``), which their help names."""
+    (``tempo_analysis.semantic_change.config.preset("cli")``), which their help names."""
 
     def _get_help_string(self, action):
         if action.default is None:
@@ -32,6 +32,10 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def register(subparsers) -> None:
     """Add the ``semantic-change`` group and its ``rank`` command."""
+    from tempo_analysis.semantic_change.config import METHODS, SCORER_CHOICES, preset   # no torch
+
+    d, nb = preset("cli"), preset("notebook")   # the documented defaults; notebook 02's, for reference
+    t = d.train
     group = subparsers.add_parser("semantic-change", help="rank words by semantic change between periods")
     sub = group.add_subparsers(dest="semantic_change_command", metavar="COMMAND")
     p = sub.add_parser("rank", help="score and rank target words; evaluate against truth when present",
@@ -39,42 +43,45 @@ def register(subparsers) -> None:
     p.add_argument("--data", default="world",
                    help="world[:DIR] | semeval:DIR | dwug:DIR | nltk[:DIR] | pseudoword[:SHARED_DATA_DIR]")
     p.add_argument("--method", default="temporal-attention",
-                   choices=["temporal-attention", "time-token", "both", "no-time", "scaled-linear", "scaled-exp",
-                            "scaled-doc", "plain", "frequency"],
+                   choices=[*METHODS, "frequency"],
                    help="both = time token + temporal attention; no-time = the temporal-attention model post-trained "
                         "and run with its time input held at one period (the time-blind control); frequency = the "
                         "change of each target's relative frequency, no model (the literature's baseline)")
     p.add_argument("--form", default=None, choices=["faithful", "modulated"],
-                   help="temporal-attention form (default: faithful, the paper's; see docs/methods/semantic_change.md)")
+                   help=f"temporal-attention form (default: {d.form}, the paper's; see docs/methods/semantic_change.md)")
     p.add_argument("--no-time-residual", action="store_true",
                    help="faithful form: the paper's pure formula softmax(Q T^T T K^T / (|T| sqrt d)), with no gated "
                         "residual onto the pretrained scores")
-    p.add_argument("--scorer", default=None, choices=["cosine", "apd", "prt", "apd-within", "jsd"],
-                   help="change scorer (default: apd-within, chosen on the pseudoword benchmark; see "
+    p.add_argument("--scorer", default=None, choices=list(SCORER_CHOICES),
+                   help=f"change scorer (default: {d.scorer}, chosen on the pseudoword benchmark; see "
                         "docs/methods/semantic_change.md)")
-    p.add_argument("--model", default="default", help="encoder: 'default' (embedded MiniLM), HF name, or local path")
+    p.add_argument("--model", default=d.encoder, help="encoder: 'default' (embedded MiniLM), HF name, or local path")
     p.add_argument("--train-epochs", type=float, default=None,
-                   help="MLM post-training epochs over the corpus (default 1; plain: 0; 0 skips post-training)")
+                   help=f"MLM post-training epochs over the corpus (default {t.epochs:g}; plain: 0; 0 skips post-training)")
     p.add_argument("--head-steps", type=int, default=None,
-                   help="MLM-head warm-up steps before post-training (default 150; notebook 02: 60)")
+                   help=f"MLM-head warm-up steps before post-training (default {t.head_steps}; notebook 02: "
+                        f"{nb.train.head_steps})")
     p.add_argument("--time-lr", type=float, default=None,
-                   help="learning rate of the new time parameters (default 1e-3; notebook 02: 1e-2)")
+                   help=f"learning rate of the new time parameters (default {t.time_lr:g}; notebook 02: "
+                        f"{nb.train.time_lr:g})")
     p.add_argument("--body-lr", type=float, default=None,
-                   help="learning rate of the pretrained body during post-training (default 1e-5; 0 freezes it)")
+                   help=f"learning rate of the pretrained body during post-training (default {t.body_lr:g}; 0 freezes it)")
     p.add_argument("--layers", default=None,
                    help="hidden layers to average: a count H (the last H layers, e.g. 4), a list (8,9,10) or a range "
-                        "(7-12) of hidden-state indices (0 = the embedding output) (default 4: the last four)")
-    p.add_argument("--samples", type=int, default=None, help="usages per word and period (seeded sample; default 200)")
+                        f"(7-12) of hidden-state indices (0 = the embedding output) (default {d.layers}: the last "
+                        f"{d.layers})")
+    p.add_argument("--samples", type=int, default=None, help=f"usages per word and period (seeded sample; default {d.samples})")
     p.add_argument("--zscore", action=argparse.BooleanOptionalAction, default=None,
-                   help="z-score usage vectors (each dimension over all words' usages) before scoring (default: on; "
-                        "--no-zscore turns it off)")
+                   help="z-score usage vectors (each dimension over all words' usages) before scoring "
+                        + ("(default: on; --no-zscore turns it off)" if d.zscore else "(default: off; --zscore turns it on)"))
     p.add_argument("--max-sentences", type=int, default=None,
                    help="seeded cap on corpus sentences per period read from semeval/nltk folders (default: all)")
     p.add_argument("--targets", default=None, help="comma-separated subset of targets (default: all)")
     p.add_argument("--precision", default=None, choices=["fp32", "bf16", "auto"],
-                   help="extraction arithmetic: auto (the default: bf16 where the CPU/GPU has it natively, e.g. "
-                        "AVX512-BF16, else fp32), fp32 (exact, the same on every machine) or bf16 (bfloat16 matrix products)")
-    p.add_argument("--seed", type=int, default=0,
+                   help=f"extraction arithmetic (default: {d.precision}): auto (bf16 where the CPU/GPU has it natively, "
+                        "e.g. AVX512-BF16, else fp32), fp32 (exact, the same on every machine) or bf16 (bfloat16 matrix "
+                        "products)")
+    p.add_argument("--seed", type=int, default=d.seed,
                    help="seeds the usage sample, the new parameters and post-training (pseudoword: also the split, "
                         "targets, donors and strengths)")
     p.add_argument("--out", required=True, help="output TSV: word<TAB>score")
@@ -116,9 +123,9 @@ def check_rank_options(args) -> None:
     require_positive(args, "--samples", "--max-sentences")
     require_positive(args, "--head-steps", least=0)
     if args.time_lr is not None and not args.time_lr > 0:
-        raise ValueError(f"--time-lr {args.time_lr}: use a positive learning rate (default 1e-3).")
+        raise ValueError(f"--time-lr {args.time_lr}: use a positive learning rate (see --help for the default).")
     if args.body_lr is not None and not args.body_lr >= 0:
-        raise ValueError(f"--body-lr {args.body_lr}: use a learning rate >= 0 (0 freezes the body; default 1e-5).")
+        raise ValueError(f"--body-lr {args.body_lr}: use a learning rate >= 0 (0 freezes the body).")
     kind = str(args.data).partition(":")[0].strip().lower()
     refuse_options(args, ["--max-sentences"], when=kind not in TEXT_CORPORA,
                    apply_to="data read from running text (--data semeval:DIR, nltk[:DIR], pseudoword[:DIR])",
@@ -178,10 +185,10 @@ def run_rank_command(args) -> int:
 
 
 def rank_config(args):
-    """The RankConfig that ``rank`` runs with these (checked) arguments."""
+    """The RankConfig that ``rank`` runs with these (checked) arguments: the ``"cli"`` preset, with the
+    flags given."""
     from ..data import DataError
-    from ..semantic_change import cli_config
-    from ..semantic_change.pipeline import parse_layers
+    from ..semantic_change.config import cli_config, parse_layers
 
     try:
         layers = parse_layers(args.layers) if args.layers is not None else None

@@ -1,6 +1,6 @@
 """Semantic-change figures: pure functions returning ``go.Figure`` (never shown here).
 
-``SemanticChangeRanker.visualize_*`` (tempo_analysis.semantic_change.ranker) call these with a
+``SemanticChangeRanker.visualize_*`` (tempo_analysis.semantic_change.estimator) call these with a
 fitted ranker's tables; they can as well be called on any frames of the same shape.
 
 - :func:`rank_scatter` -- true rank vs predicted rank, word labels, Spearman in the title.

@@ -38,6 +38,7 @@ from tqdm.auto import tqdm
 
 from ..cpu_linears import packed_linears
 from ..data import DataError, TargetUsage
+from .config import PRECISIONS
 from .model import TemporalAttentionForMaskedLM, TemporalAttentionModel
 
 
@@ -107,9 +108,6 @@ def prepare(tokenizer, usages, *, max_length=128, prefix_ids=None):
         spans.append((span[0] + shift, span[1] + shift))
         windowed.append(b - a < len(ids))
     return rows, spans, np.array(windowed, dtype=bool)
-
-
-PRECISIONS = ("fp32", "bf16", "auto")
 
 
 def native_bf16(device="cpu") -> bool:

@@ -1,29 +1,41 @@
-"""The recorded pseudoword study: the time ablation on real text, read back for notebook 02 and the docs.
+"""The recorded studies notebook 02 shows: runs too long for a lesson, read back as tables.
 
-``scripts/semantic_change_study.py`` fits every method on the pseudoword benchmark (several CPU minutes
-each) and writes ``docs/results/semantic_change/pseudoword_study.json``; :func:`recorded_study` turns
-that file into the same table as :func:`~tempo_analysis.semantic_change.ranker.time_ablation`.
+Two small files ship with the package (``tempo_analysis/assets/recorded/``), each with the command
+that regenerates it (``research/scripts/semantic_change_study.py``), the machine and the wall time:
 
-The same script with ``--model-seeds`` fits each method once per model seed (``RankConfig.seed``) and
-writes ``world_seeds.json`` for the planted world at notebook 02's settings; :func:`seed_spread` reads
-how far one method's Spearman moves from seed to seed, which a single run cannot show.
+* ``semantic_change_pseudoword_study.json`` -- every method on the pseudoword benchmark at the CLI's
+  defaults (several CPU minutes each); :func:`recorded_study` turns it into the same table as
+  :func:`~tempo_analysis.semantic_change.compare.time_ablation`.
+* ``semantic_change_world_seeds.json`` -- each method on the planted world at notebook 02's settings,
+  once per model seed (``RankConfig.seed``); :func:`seed_spread` reads how far one method's Spearman
+  moves from seed to seed, which a single run cannot show.
+
+Both also read a study file of the same shape given as ``path`` (the script's own output).
 """
 from __future__ import annotations
 
 import json
+from importlib import resources
 from pathlib import Path
 
 import pandas as pd
 
-from ..data.locations import project_root
-from .pipeline import TIME_BLIND
+from .config import TIME_BLIND
 
-STUDY_FILE = Path("docs") / "results" / "semantic_change" / "pseudoword_study.json"
-WORLD_SEEDS_FILE = Path("docs") / "results" / "semantic_change" / "world_seeds.json"
+STUDY_FILE = "semantic_change_pseudoword_study.json"
+WORLD_SEEDS_FILE = "semantic_change_world_seeds.json"
 
 
-def _runs(path, default: Path) -> list | None:
-    path = Path(path) if path is not None else project_root() / default
+def recorded(name: str) -> dict:
+    """One recorded-run file of the package (``tempo_analysis/assets/recorded/NAME``): its runs, the
+    ``command`` that regenerates it, the ``machine`` and ``wall_s`` when known."""
+    return json.loads(resources.files("tempo_analysis").joinpath("assets", "recorded", name).read_text("utf-8"))
+
+
+def _runs(path, default: str) -> list | None:
+    if path is None:
+        return recorded(default)["runs"]
+    path = Path(path)
     return json.loads(path.read_text())["runs"] if path.is_file() else None
 
 
@@ -32,9 +44,9 @@ def _sees_time(method: str) -> bool:
 
 
 def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int | None = None) -> pd.DataFrame | None:
-    """method, sees_time, spearman, ci_low, ci_high, pearson, scorer, layers, zscore of the recorded run at the
-    library defaults (data seed ``data_seed``, model seed ``model_seed``; None: the first the file holds);
-    None when the file is absent."""
+    """method, sees_time, spearman, ci_low, ci_high, pearson, scorer, layers, zscore, wall_s of the recorded
+    pseudoword study (or the study file ``path``) at data seed ``data_seed`` and model seed ``model_seed``
+    (None: the first the file holds); None when a ``path`` given is absent."""
     runs = _runs(path, STUDY_FILE)
     if runs is None:
         return None
@@ -56,10 +68,10 @@ def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int |
 
 
 def seed_spread(path=None, *, data_seed: int | None = None) -> pd.DataFrame | None:
-    """One row per method of a study run at several model seeds (default: ``world_seeds.json``) on one
-    data seed (None: the first the file holds): method, sees_time, seeds, mean, std (n - 1), min, max
+    """One row per method of a study run at several model seeds (default: the recorded world seed study) on
+    one data seed (None: the first the file holds): method, sees_time, seeds, mean, std (n - 1), min, max
     and the per-seed Spearman (``by_seed``, in seed order). The frequency baseline has no model seed
-    and is left out. None when the file is absent."""
+    and is left out. None when a ``path`` given is absent."""
     runs = _runs(path, WORLD_SEEDS_FILE)
     if runs is None:
         return None

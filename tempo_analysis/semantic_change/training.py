@@ -1,6 +1,6 @@
 """MLM post-training on period-tagged sentences, through the shared Trainer.
 
-The schedule (``PostTrainConfig``), and why:
+The schedule (``PostTrainConfig``, in :mod:`.config`), and why:
 
 * **Stage 0 -- head warm-up, body frozen** (only when the checkpoint has no MLM head, e.g.
   all-MiniLM-L6-v2). The head starts random; its early gradients, let into the body, wreck the
@@ -22,13 +22,14 @@ prepended time token (time-token baseline) is masked with ``time_mask_prob`` ins
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import torch
 from torch.utils.data import Dataset
 
 from ..training import TrainConfig, Trainer
+from .config import PostTrainConfig
 
 
 class Examples(Dataset):
@@ -42,40 +43,6 @@ class Examples(Dataset):
 
     def __getitem__(self, i):
         return self.items[i]
-
-
-@dataclass
-class PostTrainConfig:
-    """Knobs of the two-stage MLM schedule (see module docstring)."""
-
-    head_steps: int = 150            # stage 0 optimiser steps (skipped when the head is pretrained)
-    head_lr: float = 2e-3
-    epochs: float = 1.0              # stage 1 passes over the period corpus (0 = skip stage 1)
-    time_lr: float = 1e-3
-    body_lr: float = 1e-5            # gentle; 0 freezes the pretrained body
-    head_lr_stage1: float = 1e-4
-    batch_size: int = 32
-    max_length: int | None = None    # tokens per training sentence; None = the extraction max_length
-    mask_prob: float = 0.15
-    time_mask_prob: float = 0.5
-    target_mask_prob: float | None = None  # the target words' pieces are masked with this; None = mask_prob
-    warmup_ratio: float = 0.06
-    max_sentences: int | None = None  # seeded cap on stage-1 sentences
-    general_sentences: int = 2000    # stage 0 also sees this many general-text sentences (see train_model)
-    seed: int = 0
-    progress: bool = True
-
-    def __post_init__(self):
-        for name in ("mask_prob", "time_mask_prob", "target_mask_prob"):
-            value = getattr(self, name)
-            if value is None and name == "target_mask_prob":
-                continue
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0.0 <= value <= 1.0:
-                raise ValueError(f"PostTrainConfig.{name}={value}: a masking probability lies in [0, 1]"
-                                 + (" (None: as mask_prob)" if name == "target_mask_prob" else ""))
-
-    def to_dict(self):
-        return asdict(self)
 
 
 class MLMCollator:

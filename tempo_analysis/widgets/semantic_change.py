@@ -38,7 +38,7 @@ def rescore(ranker, *, layers, n, scorer, zscore=None):
 
 def scoring_whatif(ranker, *, word=None):
     """Sliders for h and n, a scorer dropdown, a word dropdown -> the score bar chart and a summary line."""
-    cfg, targets = ranker.config, ranker.targets_
+    cfg, targets = ranker.config_, ranker.targets_
     top = max(ranker.vectors_.layers)
     n_max = int(max(ranker.scores_.filter(like="n_").max()))
     w_word = W.Dropdown(options=list(targets), value=word or targets[0], description="word")

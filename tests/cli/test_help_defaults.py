@@ -5,7 +5,7 @@ import re
 import pytest
 
 from tempo_analysis.cli import build_parser
-from tempo_analysis.semantic_change import pipeline
+from tempo_analysis.semantic_change.config import preset
 
 
 def _help(*command) -> str:
@@ -18,12 +18,13 @@ def test_semantic_change_rank_help_names_the_library_defaults(capsys):
     _help("semantic-change", "rank")
     text = " ".join(capsys.readouterr().out.split())
     assert "default: None" not in text
-    d, t = pipeline.DEFAULT, pipeline.DEFAULT_TRAIN
+    d = preset("cli")
+    t = d.train
     assert f"(default: {d.scorer}," in text
-    assert f"(default {d.layers}: the last four)" in text
+    assert f"(default {d.layers}: the last {d.layers})" in text
     assert f"default {d.samples})" in text
     assert ("(default: on;" if d.zscore else "(default: off;") in text
-    assert f"(default: {pipeline.TEMPORAL_FORM}," in text
+    assert f"(default: {d.form}," in text
     assert f"(default {t.epochs:g};" in text
     assert f"(default {t.head_steps};" in text
     for option, value in (("--time-lr TIME_LR", t.time_lr), ("--body-lr BODY_LR", t.body_lr)):

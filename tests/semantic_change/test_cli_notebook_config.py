@@ -1,33 +1,32 @@
 """`semantic-change rank` reaches notebook 02's settings and the frequency baseline.
 
-The command documented in docs/methods/semantic_change.md builds ``notebook_config(method)`` for
-every notebook method; the post-training options reach the config; ``--method frequency`` ranks by
+The command that ``tempo-analysis semantic-change rank``'s own docstring gives for notebook 02's
+settings builds ``notebook_config(method)`` for every notebook method; the post-training options reach the config; ``--method frequency`` ranks by
 relative-frequency change without loading any model."""
 from __future__ import annotations
 
 import json
 import math
 import shlex
-from pathlib import Path
 
 import pytest
 
+import tempo_analysis.cli.semantic_change as cli_module
 from tempo_analysis.cli import build_parser, main
 from tempo_analysis.cli.semantic_change import check_rank_options, rank_config
 from tempo_analysis.semantic_change import NOTEBOOK_METHODS, notebook_config
 
 from .test_loaders import write_semeval
 
-ROOT = Path(__file__).resolve().parents[2]
-DOC = ROOT / "docs" / "methods" / "semantic_change.md"
 DOC_COMMAND = "tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine --samples 30 "
 TRAIN_FLAGS = ("--head-steps", "--time-lr")
 
 
 def documented_argv() -> list[str]:
-    lines = [line.strip() for line in DOC.read_text(encoding="utf-8").splitlines()
-             if line.strip().startswith(DOC_COMMAND)]
-    assert len(lines) == 1, f"docs/methods/semantic_change.md shows notebook 02's command once, starting {DOC_COMMAND!r}"
+    text = cli_module.__doc__.replace("\\\n", " ")         # continuation lines joined
+    lines = [" ".join(line.split()) for line in text.splitlines() if line.strip().startswith(DOC_COMMAND)]
+    lines = [line.partition("(")[0] for line in lines if line.endswith("(notebook 02's settings)")]
+    assert len(lines) == 1, f"the rank command's docstring shows notebook 02's command once, starting {DOC_COMMAND!r}"
     return shlex.split(lines[0])[1:]
 
 
@@ -80,7 +79,7 @@ def test_frequency_ranks_by_frequency_change_without_a_model(tmp_path, monkeypat
         raise AssertionError("--method frequency loaded a model")
 
     for target in ("tempo_analysis.encoders.load_encoder", "tempo_analysis.encoders.check_encoder",
-                   "tempo_analysis.semantic_change.ranker.SemanticChangeRanker.fit"):
+                   "tempo_analysis.semantic_change.estimator.SemanticChangeRanker.fit"):
         monkeypatch.setattr(target, no_model)
     root = write_semeval(tmp_path / "semeval")   # 4 sentences a period: plane 1 -> 1, tip 1 -> 2, risk 1 -> 0
     out, js = tmp_path / "f.tsv", tmp_path / "f.json"

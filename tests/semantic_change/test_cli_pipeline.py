@@ -9,7 +9,7 @@ import torch
 
 from tempo_analysis.cli import main
 from tempo_analysis.encoders import tiny_encoder
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, cli_config
 from tempo_analysis.semantic_change.pipeline import add_target_tokens, build_model, sample_usages
 
@@ -79,7 +79,7 @@ def test_bad_input_gives_one_clear_line(tiny_path, tmp_path, capsys):
 
 
 def test_pos_suffixed_target_maps_to_surface_form(tiny_path):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}", targets=["plane_nn"])
+    data = load_change_data(f"dwug:{FIX / 'dwug'}", targets=["plane_nn"]).data
     assert data.targets == ["plane"]
     usages, missing = sample_usages(data, None)
     assert len(usages) == 8 and not missing
@@ -88,7 +88,7 @@ def test_pos_suffixed_target_maps_to_surface_form(tiny_path):
 
 
 def test_add_targets_as_whole_tokens_and_time_token_prefix(tiny_path):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     data.targets = ["plane", "unbelievableness"]
     cm = build_model("time-token", data.periods, encoder=tiny_path)
     before = cm.model.config.vocab_size
@@ -100,7 +100,7 @@ def test_add_targets_as_whole_tokens_and_time_token_prefix(tiny_path):
 
 
 def test_ranker_reuses_a_trained_model(tiny_path):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     cfg = RankConfig(method="temporal-attention", layers=2, samples=4, encoder=tiny_path,
                      train=PostTrainConfig(head_steps=3, epochs=1, batch_size=8, progress=False))
     r1 = SemanticChangeRanker(cfg).fit(data)
@@ -136,7 +136,7 @@ def test_the_ranking_seed_reseeds_post_training(tiny_path, monkeypatch):
         return real(model, tokenizer, texts, times, cfg, **kw)
 
     monkeypatch.setattr(pipeline, "post_train", spy)
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     for seed in (0, 1):
         SemanticChangeRanker(RankConfig(method="time-token", layers=2, samples=4, encoder=tiny_path, seed=seed,
                                         train=train)).fit(data)
@@ -144,10 +144,10 @@ def test_the_ranking_seed_reseeds_post_training(tiny_path, monkeypatch):
 
 
 def test_precision_reaches_the_config_from_the_cli_and_bad_values_are_refused(tiny_path, tmp_path, monkeypatch):
-    from tempo_analysis.semantic_change import pipeline
+    from tempo_analysis.semantic_change import pipeline, preset
 
     assert cli_config(precision="auto").precision == "auto"
-    assert cli_config().precision == pipeline.DEFAULT.precision == "auto"
+    assert cli_config().precision == preset("cli").precision == "auto"
     with pytest.raises(ValueError, match="precision"):
         RankConfig(precision="fp16")
     seen = {}

@@ -14,12 +14,12 @@ import torch
 from tempo_analysis.cli import main
 from tempo_analysis.data import DataError
 from tempo_analysis.data.change import ChangeData
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.evaluation.ranking import correlate, spearman_ci
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, cli_config
 from tempo_analysis.semantic_change.baselines import frequency_change
-from tempo_analysis.semantic_change.pipeline import (DEFAULT, NOTEBOOK, add_target_tokens, build_model,
-                                                     evaluate_scores, parse_layers, sample_usages)
+from tempo_analysis.semantic_change.config import parse_layers, preset
+from tempo_analysis.semantic_change.pipeline import add_target_tokens, build_model, evaluate_scores, sample_usages
 from tempo_analysis.semantic_change.training import post_train
 
 from tests.robustness.builders import dwug_row, write_dwug
@@ -29,12 +29,12 @@ FIX = Path(__file__).parent / "fixtures"
 
 # --- the paper's pure formula, from RankConfig and the CLI ----------------------------------------
 def test_time_residual_false_reaches_the_model_from_config_and_cli(tiny_path, tmp_path):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     r = SemanticChangeRanker(RankConfig(encoder=tiny_path, time_residual=False, train=None, layers=1,
                                         samples=3)).fit(data)
     assert r.model_.model.config.time_residual is False
     assert all(not layer.attention.residual for layer in r.model_.model.temporal.layers)
-    assert cli_config(time_residual=False).time_residual is False and DEFAULT.time_residual is True
+    assert cli_config(time_residual=False).time_residual is False and preset("cli").time_residual is True
     js = tmp_path / "m.json"
     rc = main(["semantic-change", "rank", "--data", f"dwug:{FIX / 'dwug'}", "--model", tiny_path,
                "--no-time-residual", "--train-epochs", "0", "--layers", "1-2", "--samples", "3",
@@ -58,15 +58,16 @@ def test_layers_take_a_count_a_list_or_a_range(tmp_path, capsys):
 
 # --- training and extraction read the same number of tokens ---------------------------------------
 def test_post_training_max_length_is_the_extraction_max_length():
-    for cfg in (DEFAULT, NOTEBOOK, replace(DEFAULT, max_length=96)):
+    cli = preset("cli")
+    for cfg in (cli, preset("notebook"), replace(cli, max_length=96)):
         assert cfg.train_config().max_length == cfg.max_length
-    own = replace(DEFAULT, train=replace(DEFAULT.train, max_length=32))
+    own = replace(cli, train=replace(cli.train, max_length=32))
     assert own.train_config().max_length == 32          # an explicit value is kept (documented)
 
 
 # --- a word's sample does not depend on the other targets -----------------------------------------
 def test_usage_sample_is_seeded_per_word():
-    data = load_change_data("world")
+    data = load_change_data("world").data
     both, _ = sample_usages(data, 5, seed=3)
     sub = ChangeData(data.name, data.corpus, ["mouse"], data.truth, data.usages)
     alone, _ = sample_usages(sub, 5, seed=3)
@@ -80,7 +81,7 @@ def test_usage_sample_is_seeded_per_word():
 
 # --- padded vocabularies --------------------------------------------------------------------------
 def test_add_target_tokens_with_a_padded_vocabulary(tiny_path):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     cm = build_model("temporal-attention", data.periods, encoder=tiny_path)
     n_tok = len(cm.tokenizer)
     cm.model.grow_vocab([[5]] * 8, new_ids=list(range(n_tok, n_tok + 8)))   # 8 padding rows past the tokenizer
@@ -103,7 +104,7 @@ def test_add_target_tokens_with_a_padded_vocabulary(tiny_path):
 # --- head warm-up sees general text, with and without a time token --------------------------------
 @pytest.mark.parametrize("method", ["temporal-attention", "time-token"])
 def test_head_warmup_sees_general_text(tiny_path, method):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     cm = build_model(method, data.periods, encoder=tiny_path)
     texts = data.corpus.df["text"].tolist()
     prefix = cm.prefix(data.corpus.df["period"].tolist())
@@ -149,7 +150,7 @@ def test_dwug_out_of_range_offsets_are_skipped_with_a_count(tmp_path):
     root = write_dwug(tmp_path, {"plane_nn": [dwug_row("plane_nn", 1, "p1", "the plane of the table"),
                                               dwug_row("plane_nn", 2, "p2", "the plane landed late"), bad]})
     with pytest.warns(UserWarning, match=r"skipped 1 DWUG usage.*'40:45'"):
-        data = load_change_data(f"dwug:{root}")
+        data = load_change_data(f"dwug:{root}").data
     assert len(data.usages) == 2
 
 
@@ -173,14 +174,14 @@ def test_groupings_spelled_differently_are_one_period(tmp_path):
                                               dwug_row("plane_nn", 2, "p2", "the plane landed late")],
                                  "tip_vb": [dwug_row("tip_vb", "1.0", "t1", "tip the waiter"),
                                             dwug_row("tip_vb", " 2.0", "t2", "tip the balance")]})
-    data = load_change_data(f"dwug:{root}")
+    data = load_change_data(f"dwug:{root}").data
     assert data.periods == ["1", "2"]
     assert sorted(u.period for u in data.usages) == ["1", "1", "2", "2"]
 
 
 # --- --targets applies to the world ---------------------------------------------------------------
 def test_targets_apply_to_the_world_and_unknown_ones_are_rejected():
-    data = load_change_data("world", targets=["cell", "table"])
+    data = load_change_data("world", targets=["cell", "table"]).data
     assert data.targets == ["cell", "table"] and sorted(data.truth["word"]) == ["cell", "table"]
     assert {u.word for u in data.usages} == {"cell", "table"}
     with pytest.raises(DataError, match="zebra"):
@@ -189,7 +190,7 @@ def test_targets_apply_to_the_world_and_unknown_ones_are_rejected():
 
 # --- the time-blind control and the Both variant --------------------------------------------------
 def test_no_time_control_feeds_one_period_and_both_has_token_and_attention(tiny_path):
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     ta = build_model("temporal-attention", data.periods, encoder=tiny_path)
     nt = build_model("no-time", data.periods, encoder=tiny_path)
     assert [nt.period_index(p) for p in data.periods] == [0, 0]
@@ -212,7 +213,7 @@ def test_no_time_control_feeds_one_period_and_both_has_token_and_attention(tiny_
 
 
 def test_frequency_change_baseline():
-    corpus = load_change_data("world").corpus
+    corpus = load_change_data("world").data.corpus
     df = pd.DataFrame({"period": ["a"] * 4 + ["b"] * 4,
                        "text": ["x cell", "x cell", "y", "z", "x cell", "y", "z", "w"] })
     from tempo_analysis.data import PeriodCorpus

@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 
 from tempo_analysis.figures import semantic_change as figs
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.data import PeriodCorpus
 from tempo_analysis.data.change import ChangeData
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, comparison_table
@@ -91,7 +91,7 @@ def test_usage_map_figure_with_own_sentence():
 
 @pytest.fixture(scope="module")
 def dwug_result(tiny_path):  # noqa: F811
-    data = load_change_data(f"dwug:{FIX / 'dwug'}")
+    data = load_change_data(f"dwug:{FIX / 'dwug'}").data
     cfg = RankConfig(method="temporal-attention", layers=2, samples=None, encoder=tiny_path,
                      train=PostTrainConfig(head_steps=2, epochs=0.5, batch_size=8, progress=False))
     return data, SemanticChangeRanker(cfg).fit(data)
@@ -164,8 +164,9 @@ def test_ranker_rescore_and_visualize(dwug_result):
     assert r.visualize_neighbours("plane", k=3).to_dict()["data"][0]["type"] == "table"
     with pytest.raises(ValueError, match="not fitted"):
         SemanticChangeRanker().rescore()
-    with pytest.raises(ValueError, match="method"):
-        SemanticChangeRanker(method="bogus")
+    bogus = SemanticChangeRanker(method="bogus")           # stored as given; fit checks it, before any work
+    with pytest.raises(ValueError, match="method 'bogus'"):
+        bogus.fit(data)
 
 
 def test_widgets_build_and_react(dwug_result):
@@ -176,7 +177,7 @@ def test_widgets_build_and_react(dwug_result):
     assert "tip" in label.value and "rank" in label.value
     h_slider = box.children[1].children[0]
     h_slider.value = 1                                          # what-if: use only the last layer
-    df, _ = rescore(r, layers=1, n=4, scorer=r.config.scorer)
+    df, _ = rescore(r, layers=1, n=4, scorer=r.config_.scorer)
     assert f"score {df.set_index('word').loc['tip', 'score']:.4f}" in label.value
     word_explorer(r, word="plane", method="pca")
     probe = sentence_probe(r, word="plane", text="The plane landed.", method="pca")
@@ -192,11 +193,11 @@ def test_scoring_whatif_opens_at_the_first_word_with_every_usage_and_shows_spear
     assert word.value == r.targets_[0]
     n_cols = r.scores_.filter(like="n_")
     assert n.max == n.value == int(n_cols.max().max()) and n.min == 2 and h.min == 1
-    df, m = rescore(r, layers=h.value, n=n.value, scorer=r.config.scorer)
+    df, m = rescore(r, layers=h.value, n=n.value, scorer=r.config_.scorer)
     assert m == correlate(df, r.truth_) and f"Spearman {m['spearman']:.3f}" in label.value
     # no graded truth: no Spearman, and no error
     assert rescore(type("NoTruth", (), {"rescore": r.rescore, "truth_": None})(), layers=1, n=4,
-                   scorer=r.config.scorer)[1] == {}
+                   scorer=r.config_.scorer)[1] == {}
     explorer = word_explorer(r, method="pca")
     assert explorer.children[0].value == r.targets_[0]
 
@@ -213,7 +214,7 @@ def test_scoring_whatif_n_slider_reaches_the_most_usages_any_word_has():
         asked.append(kw["n"])
         return pd.DataFrame({"word": ["a", "b"], "score": [0.2, 0.1], "rank": [1, 2]})
 
-    ranker = SimpleNamespace(config=SimpleNamespace(layers=2, scorer="cosine", zscore=False), targets_=["a", "b"],
+    ranker = SimpleNamespace(config_=SimpleNamespace(layers=2, scorer="cosine", zscore=False), targets_=["a", "b"],
                              vectors_=SimpleNamespace(layers=[1, 2, 3]), truth_=None, rescore=rescore,
                              scores_=pd.DataFrame({"word": ["a", "b"], "n_old": [3, 7], "n_new": [5, 2]}))
     n = scoring_whatif(ranker).children[1].children[1]
@@ -221,9 +222,12 @@ def test_scoring_whatif_n_slider_reaches_the_most_usages_any_word_has():
 
 
 def test_the_notebook_cache_tells_apart_data_of_one_name(tiny_path, tmp_path, monkeypatch):
-    """fit_cached keys on the data's contents, not only its name: a world from another folder or
+    """fit_methods' cache keys on the data's contents, not only its name: a world from another folder or
     another sentence cap is fitted anew, and the same data is read back from the cache."""
-    from tempo_analysis.semantic_change.ranker import fit_cached
+    from tempo_analysis.semantic_change import fit_methods
+
+    def fit_cached(data, cfg):
+        return fit_methods(data, {"plain": cfg})["plain"]
 
     monkeypatch.setenv("TEMPO_ANALYSIS_CACHE", str(tmp_path / "cache"))
     truth = pd.DataFrame({"word": ["cell"], "graded": [0.5]})
@@ -242,7 +246,7 @@ def test_the_notebook_cache_tells_apart_data_of_one_name(tiny_path, tmp_path, mo
 @pytest.mark.parametrize("layers, message", [(5, r"layers=5 must be between 1 and the encoder's 2 layers"),
                                              ([1, 3], r"layers \[3\]: .*numbered 0 \(embeddings\) to 2")])
 def test_layers_the_encoder_lacks_fail_before_training(tiny_path, monkeypatch, layers, message):
-    import tempo_analysis.semantic_change.ranker as ranker_module
+    import tempo_analysis.semantic_change.estimator as ranker_module
 
     def no_training(*a, **k):
         raise AssertionError("post-training started before the layers were checked")

@@ -1,5 +1,5 @@
 """SemEval-2020 Task 1, DWUG and NLTK two-era loaders, including their bad-input messages, and the
-``--data`` spec loader (tempo_analysis.data.specs.load_change_data) with the world rule."""
+``--data`` spec loader (tempo_analysis.resolve.load_change_data) with the world rule."""
 import gzip
 import shutil
 from pathlib import Path
@@ -11,7 +11,7 @@ from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.loaders.dwug import find_stats_file, load_dwug
 from tempo_analysis.data.loaders.nltk_corpora import frequent_targets, load_nltk_eras, read_brown
 from tempo_analysis.data.loaders.semeval import load_semeval, strip_pos
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 
 FIX = Path(__file__).parent / "fixtures"
 SHARED = locations.shared_data_dir()          # $TEMPO_ANALYSIS_SHARED_DATA, else shared/data above the checkout
@@ -152,17 +152,17 @@ def write_nltk(root: Path):
 
 
 def test_change_spec_world_reads_the_committed_world():
-    data = load_change_data("world")
+    data = load_change_data("world").data
     assert isinstance(data, ChangeData) and data.name == "world" and data.compared == ["old", "new"]
     assert len(data.usages) == int((data.corpus.df["probe"] == 1).sum()) and data.targets == data.truth["word"].tolist()
     assert {u.doc_id for u in data.usages} <= set(data.corpus.df["doc_id"])          # the probes are the usages
 
 
 def test_change_spec_world_rule(tmp_path, monkeypatch):
-    committed = load_change_data("world")
+    committed = load_change_data("world").data
     monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))          # no world on disk: generated, with a warning
     with pytest.warns(UserWarning, match="generating the default world"):
-        generated = load_change_data("world")
+        generated = load_change_data("world").data
     assert generated.targets == committed.targets and generated.usages == committed.usages
     (tmp_path / "world").mkdir()
     (tmp_path / "world" / "config.json").write_text("{}")           # a broken world raises, never regenerated
@@ -173,7 +173,7 @@ def test_change_spec_world_rule(tmp_path, monkeypatch):
 
 
 def test_change_spec_folders_and_bad_specs(tmp_path, monkeypatch):
-    d = load_change_data(f"semeval:{write_semeval(tmp_path / 'semeval')}", targets=["plane_nn"])
+    d = load_change_data(f"semeval:{write_semeval(tmp_path / 'semeval')}", targets=["plane_nn"]).data
     assert d.name.startswith("semeval:") and d.targets == ["plane"] and d.truth is not None
     with pytest.raises(DataError, match="names no folder"):
         load_change_data("semeval")
@@ -184,10 +184,10 @@ def test_change_spec_folders_and_bad_specs(tmp_path, monkeypatch):
     # nltk without a folder: shared/data/nltk_data/corpora
     write_nltk(tmp_path / "shared" / "nltk_data" / "corpora")
     monkeypatch.setenv(locations.ENV_SHARED_DATA, str(tmp_path / "shared"))
-    d = load_change_data("nltk", targets=["cell", "house"])
+    d = load_change_data("nltk", targets=["cell", "house"]).data
     assert d.periods == ["gutenberg", "brown"] and d.targets == ["cell", "house"] and d.truth is None
     assert d.name == f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}"
-    given = load_change_data(f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}", targets=["cell", "house"])
+    given = load_change_data(f"nltk:{tmp_path / 'shared' / 'nltk_data' / 'corpora'}", targets=["cell", "house"]).data
     assert given.corpus.df.equals(d.corpus.df)      # (no targets= here: no demo word is frequent, a DataError)
 
 
@@ -208,7 +208,7 @@ def test_semeval_frequencies_divide_by_the_whole_period_not_the_kept_sentences(t
     (tmp_path / "targets.txt").write_text("alpha\nbeta\n")
     raw = load_semeval(tmp_path)
     assert len(raw.corpus) == 2 + 6 and raw.period_sizes == {"corpus1": 10.0, "corpus2": 10.0}
-    out = frequency_change(load_change_data(f"semeval:{tmp_path}")).set_index("word")
+    out = frequency_change(load_change_data(f"semeval:{tmp_path}").data).set_index("word")
     assert out.loc["alpha", "score"] == pytest.approx(0.0)                    # 1 in 10 in both periods
     assert out.loc["beta", "score"] == pytest.approx(np.log2(5.5 / 1.5))
     sampled = load_semeval(tmp_path, max_sentences_per_period=1, seed=0)      # 1 of 2 and 1 of 6 kept
@@ -225,7 +225,7 @@ def test_nltk_bytes_that_are_not_utf8_are_replaced_counted_and_named(tmp_path):
     assert c.df.attrs["replaced_characters"] == {"gutenberg/austen-emma.txt": 2}
     assert "The cell of the old caf\ufffd monk \ufffd was cold." in c.df["text"].tolist()
     with pytest.warns(UserWarning, match=r"austen-emma\.txt \(2\)"):
-        d = load_change_data(f"nltk:{root}", targets=["cell"])
+        d = load_change_data(f"nltk:{root}", targets=["cell"]).data
     assert any("austen-emma.txt: 2" in n for n in d.notes)
 
 
@@ -247,7 +247,7 @@ def test_nltk_demo_targets_name_the_dropped_words_and_refuse_an_empty_list(tmp_p
     root = write_nltk_house(tmp_path / "a")
     with pytest.warns(UserWarning, match=r"nltk targets: 23 of 24 target word\(s\) occur in fewer than min_count=15 "
                                          r"sentences.*car \(gutenberg 0, brown 3\)"):
-        d = load_change_data(f"nltk:{root}")
+        d = load_change_data(f"nltk:{root}").data
     assert d.targets == ["house"] and any("car (gutenberg 0, brown 3)" in n for n in d.notes)
     few = write_nltk_house(tmp_path / "b", n_old=14)
     with pytest.raises(DataError, match=r"none of the 24 word\(s\) occurs in at least min_count=15.*house "
@@ -255,7 +255,7 @@ def test_nltk_demo_targets_name_the_dropped_words_and_refuse_an_empty_list(tmp_p
         load_change_data(f"nltk:{few}")
     with pytest.raises(DataError, match=r"max_sentences_per_period=5 keeps too few sentences"):
         load_change_data(f"nltk:{root}", max_sentences_per_period=5)
-    assert load_change_data(f"nltk:{few}", targets=["house"]).targets == ["house"]     # given words: no filter
+    assert load_change_data(f"nltk:{few}", targets=["house"]).data.targets == ["house"]     # given words: no filter
     with pytest.warns(UserWarning, match=r"frequent_targets: 1 of 2 .*car \(gutenberg 0, brown 3\)"):
         assert frequent_targets(load_nltk_eras(root), ("house", "car"), min_count=3) == ["house"]
 

@@ -9,7 +9,7 @@ from tempo_analysis.data import PeriodCorpus, TargetUsage
 from tempo_analysis.data import DataError
 from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.loaders import nltk_corpora
-from tempo_analysis.semantic_change import PostTrainConfig, pipeline
+from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, pipeline, preset
 from tempo_analysis.semantic_change.pipeline import build_model, sample_usages, train_model
 
 TEXTS = ["the cell was small", "a cell of the body", "my cell phone rang", "the phone was new"]
@@ -157,17 +157,18 @@ def test_a_fresh_temporal_attention_model_is_the_faithful_residual_form(tiny_pat
     assert cm.model.config.time_residual is True and cm.model.config.time_attention == "faithful"
 
 
-def test_the_defaults_are_the_scorer_settings_the_results_page_records():
-    """docs/results/semantic_change/README.md names the scorer defaults chosen on the pseudoword
-    benchmark; the library's RankConfig(), DEFAULT (the CLI) and the page agree."""
-    import re
-    from pathlib import Path
+def test_rank_config_defaults_are_the_cli_preset_with_the_chosen_scorer_settings():
+    """``RankConfig()``, the ``"cli"`` preset and ``SemanticChangeRanker()`` run one set of defaults; the
+    scorer settings in it are the ones chosen on the pseudoword benchmark (APD-within over z-scored
+    vectors, last 4 layers; research/results/semantic_change/README.md, section 1)."""
+    from tempo_analysis.semantic_change import PRESETS, SemanticChangeRanker
 
-    page = (Path(__file__).resolve().parents[2] / "docs/results/semantic_change/README.md").read_text()
-    line = page[page.index("**Chosen defaults**"):][:200]
-    scorer, layers, zscore = re.search(r'scorer="([\w-]+)"`,\s+`layers=(\d+)`.*?`zscore=(\w+)`', line, re.S).groups()
-    for cfg in (pipeline.RankConfig(), pipeline.DEFAULT):
-        assert (cfg.scorer, cfg.layers, cfg.zscore) == (scorer, int(layers), zscore == "True")
+    assert RankConfig() == PRESETS["cli"] == preset("cli") == SemanticChangeRanker().get_config()
+    assert (RankConfig().scorer, RankConfig().layers, RankConfig().zscore) == ("apd-within", 4, True)
+    assert preset("notebook") == SemanticChangeRanker("notebook").get_config() != RankConfig()
+    assert preset("cli") is not PRESETS["cli"]           # a copy: changing it leaves the preset alone
+    with pytest.raises(ValueError, match="unknown preset 'paper-x'"):
+        preset("paper-x")
 
 
 def test_a_new_target_token_matches_the_whole_word_in_any_case_only(tiny_path):
@@ -195,8 +196,8 @@ def test_the_notebook_ranks_real_text_with_the_library_scorer_and_the_world_with
 
     for spec in ("pseudoword", "pseudoword:/data", "dwug:/d", "semeval:/d", "nltk"):
         cfg = notebook_config("temporal-attention", data=spec)
-        assert (cfg.scorer, cfg.zscore) == (pipeline.DEFAULT.scorer, pipeline.DEFAULT.zscore), spec
-        assert cfg.samples == pipeline.NOTEBOOK.samples                 # the rest stays the notebook's
+        assert (cfg.scorer, cfg.zscore) == (preset("cli").scorer, preset("cli").zscore), spec
+        assert cfg.samples == preset("notebook").samples                 # the rest stays the notebook's
     for spec in ("world", "world:/tmp/w", " World "):
         cfg = notebook_config("temporal-attention", data=spec)
         assert (cfg.scorer, cfg.zscore) == ("cosine", False), spec

@@ -10,7 +10,7 @@ import pytest
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.semantic_change import SemanticChangeRanker
 
-FILES = ["meta.json", "model/config.json", "model/model.safetensors", "vectors.npz", "usages.csv", "scores.csv"]
+FILES = ["config.json", "meta.json", "model/config.json", "model/model.safetensors", "vectors.npz", "usages.csv", "scores.csv"]
 
 
 def test_ranker_load_names_the_folder_and_the_missing_file(tmp_path, monkeypatch):
@@ -28,7 +28,7 @@ def test_ranker_load_names_the_folder_and_the_missing_file(tmp_path, monkeypatch
             SemanticChangeRanker.load(folder)
         assert isinstance(e.value, FileNotFoundError)
         (folder / name).parent.mkdir(exist_ok=True)
-        (folder / name).write_text("{not json" if name == "meta.json" else "")
+        (folder / name).write_text({"meta.json": "{not json", "config.json": "{}"}.get(name, ""))
     with pytest.raises(DataError, match=r"folder '.*ranker': meta.json is not valid JSON .*Fix: pass a folder"):
         SemanticChangeRanker.load(folder)
     with pytest.raises(DataError, match=rf"^SemanticChangeRanker folder '.*nowhere' does not exist{fix}"):

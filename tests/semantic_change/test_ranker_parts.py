@@ -10,7 +10,7 @@ from tempo_analysis.data.change import ChangeData
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.outputs import OutputExistsError
 from tempo_analysis.semantic_change import PostTrainConfig, RankConfig, SemanticChangeRanker, comparison_table
-from tempo_analysis.semantic_change.ranker import time_ablation
+from tempo_analysis.semantic_change import time_ablation
 
 TEXTS = ["the cell was small and dark", "a cell of the body grew", "my cell phone rang twice",
          "the unbelievableness of it all", "sheer unbelievableness again today", "plain words and a cell"]
