@@ -109,7 +109,7 @@ WORK = [("tempo_analysis.data.specs", name) for name in ("load_change_data", "lo
 WORK += [("tempo_analysis.encoders", "load_encoder"), ("tempo_analysis.world", "generate_world"),
          ("tempo_analysis.encoder_mlm", "brown_sentences"), ("tempo_analysis.cli.future_text", "load_checkpoint"),
          ("tempo_analysis.diffusion.DiffusionMapper", "load"),
-         ("tempo_analysis.semantic_change.ranker.SemanticChangeRanker", "fit")]
+         ("tempo_analysis.semantic_change.estimator.SemanticChangeRanker", "fit")]
 
 
 def _argv(line: str, d) -> list[str]:
