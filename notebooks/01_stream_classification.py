@@ -43,16 +43,16 @@ import numpy as np
 import pandas as pd
 from IPython.display import display
 
+from tempo_analysis import TempoFormerClassifier
 from tempo_analysis.data.timelines import TIME_UNITS
 from tempo_analysis.evaluation.classification import aggregate, classification_scores
 from tempo_analysis.figures import stream as figs
 from tempo_analysis.notebook import cached, record_summary
 from tempo_analysis.resolve import load_timelines
-from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
-from tempo_analysis.stream.experiment import (fit_and_score, make_classifier, notebook_defaults, recorded_ablation,
-                                              split_timelines)
+from tempo_analysis.stream.config import NOTEBOOK_EXPERIMENT, preset
+from tempo_analysis.stream.experiment import fit_and_score, make_classifier, recorded_ablation, split_timelines
 from tempo_analysis.stream.time_effect import (describe_time_effect, gap_sweep, kind_recall, time_blind, time_effect,
-                                               world_change_kinds)
+                                               what_if, world_change_kinds)
 from tempo_analysis.widgets.stream import gap_sweep_panel, timeline_viewer, what_if_panel
 
 T0 = time.perf_counter()
@@ -76,14 +76,16 @@ RUN_ABLATIONS = False  # True: retrain each ablation here (~2 min each); False: 
 RECORD = True  # write key numbers to build/summary.json
 
 # %% [markdown]
-# The defaults above are `tempo_analysis.stream.experiment.notebook_defaults()` (a test checks that
-# they agree, and that TempoFormer reaches macro-F1 ≥ 0.8 on the planted world with them).
+# The defaults above are the lesson's presets in `tempo_analysis.stream.config`: `preset("notebook")`,
+# TempoFormer's settings (what `TempoFormerClassifier("notebook")` trains with), and
+# `NOTEBOOK_EXPERIMENT`, the data, split and models compared. A test checks that they agree, and
+# that TempoFormer reaches macro-F1 ≥ 0.8 on the planted world with them.
 
 # %%
-defaults = notebook_defaults()
-settings = dict(defaults["tempoformer"], window=WINDOW, epochs=EPOCHS, seed=SEED,
-                model_kwargs=dict(defaults["tempoformer"].get("model_kwargs") or {},
-                                  time_unit=TIME_UNITS.get(TIME_UNIT, 1.0)))
+config = preset("notebook")
+experiment = NOTEBOOK_EXPERIMENT
+settings = dict(config.to_dict(), window=WINDOW, epochs=EPOCHS, seed=SEED,
+                model_kwargs=dict(config.model_kwargs, time_unit=TIME_UNITS.get(TIME_UNIT, 1.0)))
 loaded = load_timelines(DATA, time_unit=TIME_UNIT if not DATA.startswith("world") else None,
                         max_timelines=MAX_TIMELINES, seed=SPLIT_SEED)
 timelines, truth = loaded.data, loaded.truth   # truth: the world's hidden state per post (None for real data)
@@ -106,7 +108,7 @@ figs.timeline_plot(timelines, max_timelines=10).show()
 # picks the best epoch. The embedded encoder is all-MiniLM-L6-v2 (6 layers: 4 local + 2 upper).
 
 # %%
-train, dev, test = split_timelines(timelines, defaults["folds"], defaults["fold"], SPLIT_SEED)
+train, dev, test = split_timelines(timelines, experiment.folds, experiment.fold, SPLIT_SEED)
 print(f"train {len(train.timeline_ids)} timelines / {len(train)} posts · dev {len(dev)} · test {len(test)}")
 # the cache key holds the data's contents too: an edited csv:FILE or a regenerated world is trained on afresh
 params = dict(data=DATA, data_fingerprint=timelines.fingerprint(), max_timelines=MAX_TIMELINES, split_seed=SPLIT_SEED,
@@ -114,7 +116,7 @@ params = dict(data=DATA, data_fingerprint=timelines.fingerprint(), max_timelines
 
 
 def train_tempoformer():
-    return TempoFormerClassifier(progress=False, **settings).fit(train, dev)
+    return TempoFormerClassifier(**settings).fit(train, dev)
 
 
 clf = cached("01_stream-tempoformer", params, train_tempoformer,
@@ -141,7 +143,7 @@ clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timeli
 
 # %%
 def train_control():
-    return TempoFormerClassifier(progress=False, **time_blind(settings)).fit(train, dev)
+    return TempoFormerClassifier(**time_blind(settings)).fit(train, dev)
 
 
 control = cached("01_stream-control", dict(params, settings=time_blind(settings)), train_control,
@@ -249,10 +251,12 @@ if RECORD:
 # Each row removes one piece (paper Table 3) and is **retrained** at the same budget, split and seed
 # as the full model above. The `vanilla_mha` row is the time-blind control trained in section 3.
 # More trainings would lengthen this notebook's run time, so by default the other rows come from a
-# recorded run of the same protocol (`docs/results/stream/`, made with
+# recorded run of the same protocol, shipped with the package (`recorded_ablation` reads
+# `tempo_analysis/assets/recorded/stream_ablations.json`, which holds each run's exact command,
 # `tempo-analysis stream evaluate --data world --ablation NAME --window 3 --max-folds 1 --epochs 4
-# --freeze-local ...`; the exact settings are in each file). The full-model row is the model you
-# just trained. Set `RUN_ABLATIONS = True` to retrain them here instead.
+# --freeze-local ...`, its machine and wall time). A record is shown only when it was made at the
+# settings above. The full-model row is the model you just trained. Set `RUN_ABLATIONS = True` to
+# retrain them here instead.
 #
 # - `vanilla_mha`: no rotary embedding at all, so the window's posts carry no time (the control).
 # - `sequential_rope`: the rotary embedding turns by the post's *position* in the window instead of
@@ -272,8 +276,7 @@ for ab in ABLATIONS:
     if RUN_ABLATIONS:
         ablation_results[f"− {ab}"] = cached(
             f"01_stream-ablation-{ab}", dict(params, settings=ab_settings),
-            lambda: {"summary": fit_and_score("tempoformer", train, dev, test, progress=False,
-                                              **ab_settings)["summary"]})
+            lambda: {"summary": fit_and_score("tempoformer", train, dev, test, **ab_settings)["summary"]})
         continue
     recorded = recorded_ablation(ab, settings=ab_settings, data=DATA, max_timelines=MAX_TIMELINES,
                                  n_posts=len(timelines))

@@ -21,7 +21,8 @@ from tempo_analysis.cli.stream_options import (add_data_and_model_options, check
                                                refuse_untaken_settings, settings_from_args)
 from tempo_analysis.cli.stream_time_effect import register_time_effect
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
-from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS  # plain names: no torch at start-up
+from tempo_analysis.stream.config import CLI_EXPERIMENT   # plain names and settings: no torch at start-up
+from tempo_analysis.stream.names import ABLATIONS, BASELINES, VARIANTS
 
 
 
@@ -33,12 +34,14 @@ def register(subparsers) -> None:
     e = sub.add_parser("evaluate", help="timeline-level k-fold CV; per-class and macro F1 to JSON",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_data_and_model_options(e, windows=True)
-    e.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
+    e.add_argument("--folds", type=int, default=CLI_EXPERIMENT.folds,
+                   help=f"k of the timeline-level k-fold split (default {CLI_EXPERIMENT.folds})")
     e.add_argument("--max-folds", type=int, default=None, help="run only the first N folds (CPU budget)")
     e.add_argument("--only-folds", type=int, nargs="+", default=None, metavar="K",
                    help="run only these folds (numbered 0..folds-1), e.g. to share one evaluation between "
                         "processes; `stream compare` joins the files of one model")
-    e.add_argument("--seeds", type=int, nargs="+", default=[0], help="model seeds (paper: 0 1 12 123)")
+    e.add_argument("--seeds", type=int, nargs="+", default=list(CLI_EXPERIMENT.seeds),
+                   help="model seeds (paper: 0 1 12 123)")
     e.add_argument("--ablation", default="none", choices=list(ABLATIONS), help="TempoFormer ablation/variant")
     e.add_argument("--baseline", default=None, choices=list(BASELINES + VARIANTS),
                    help="evaluate a baseline instead of TempoFormer (options it does not take are refused); "
@@ -157,7 +160,7 @@ def evaluate(args) -> int:
     # the command's heavy imports (torch, transformers) load only when it runs, not for `--help`
     import torch
 
-    from tempo_analysis.data.specs import load_timelines
+    from tempo_analysis.resolve import load_timelines
     from tempo_analysis.evaluation.classification import aggregate, cross_validate, format_table
     from tempo_analysis.stream.experiment import check_settings, make_classifier, model_settings
 
@@ -195,7 +198,7 @@ def evaluate(args) -> int:
             raise ValueError(f"{both} are both fixed and tuned; give each setting once")
     check_model_names(args)      # offline hub names, missing paths: fail before the data is read
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
-                          seed=args.split_seed)
+                        seed=args.split_seed).data
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
     params = set(model_settings(name))

@@ -4,6 +4,7 @@ training and time options, and the model settings read from them."""
 from __future__ import annotations
 
 from tempo_analysis.cli import add_progress_option, wants_progress
+from tempo_analysis.stream.config import CLI_EXPERIMENT, StreamConfig   # plain settings: no torch at start-up
 
 # data.timelines.TIME_UNITS and POSITION, spelled here so that parsing imports no pandas
 # (tests/cli checks that the two agree)
@@ -12,25 +13,32 @@ TIME_UNIT_CHOICES = ("s", "ms", "min", "h", "D", "position")
 
 def add_data_and_model_options(e, *, windows: bool) -> None:
     """The data, encoder, training and time options that `stream evaluate` and `stream time-effect` share."""
-    e.add_argument("--data", default="world",
-                   help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE (default: world; "
+    e.add_argument("--data", default=CLI_EXPERIMENT.data,
+                   help="world | world:DIR | rumoureval2017[:DIR] | csv:FILE | jsonl:FILE "
+                        f"(default: {CLI_EXPERIMENT.data}; "
                         "rumoureval2017 alone reads shared/data/rumoureval2017)")
     e.add_argument("--model", default=None,
                    help="encoder: 'default' (embedded MiniLM, the default), an HF name or a path")
+    window = StreamConfig.window
     if windows:
-        e.add_argument("--window", type=int, nargs="+", default=[5], help="window size(s) w (default 5)")
+        e.add_argument("--window", type=int, nargs="+", default=[window], help=f"window size(s) w (default {window})")
     else:
-        e.add_argument("--window", type=int, default=5, help="window size w (default 5)")
-    e.add_argument("--epochs", type=int, default=None, help="training epochs (default: the model's own)")
-    e.add_argument("--lr", type=float, default=None, help="encoder learning rate")
-    e.add_argument("--head-lr", type=float, default=None, help="learning rate of TempoFormer's new modules")
-    e.add_argument("--batch-size", type=int, default=None)
-    e.add_argument("--max-length", type=int, default=None, help="tokens per post (default 64)")
+        e.add_argument("--window", type=int, default=window, help=f"window size w (default {window})")
+    d = StreamConfig
+    e.add_argument("--epochs", type=int, default=None,
+                   help=f"training epochs (default: the model's own; TempoFormer {d.epochs})")
+    e.add_argument("--lr", type=float, default=None,
+                   help=f"encoder learning rate (default: the model's own; TempoFormer {d.lr:g})")
+    e.add_argument("--head-lr", type=float, default=None,
+                   help=f"learning rate of TempoFormer's new modules (default {d.head_lr:g})")
+    e.add_argument("--batch-size", type=int, default=None,
+                   help=f"windows per optimiser step (default: the model's own; TempoFormer {d.batch_size})")
+    e.add_argument("--max-length", type=int, default=None, help=f"tokens per post (default {StreamConfig.max_length})")
     e.add_argument("--patience", type=int, default=None, help="early stopping patience on dev macro-F1")
     e.add_argument("--freeze-local", action="store_true", help="freeze and cache TempoFormer's local stack")
     e.add_argument("--summary", default=None, choices=["auto", "cls", "mean", "mean_then_cls"],
                    help="post vector TempoFormer's stream reads: [CLS] (paper) or token mean; auto = mean "
-                        "for mean-pooling sentence encoders such as the default MiniLM")
+                        f"for mean-pooling sentence encoders such as the default MiniLM (default {d.summary})")
     e.add_argument("--max-timelines", type=int, default=None, help="seeded random subset of timelines")
     e.add_argument("--time-unit", default=None, choices=TIME_UNIT_CHOICES,
                    help="unit of numeric timestamps in csv/jsonl (s, ms, min, h, D), or 'position' for order-only "
@@ -47,10 +55,11 @@ def add_data_and_model_options(e, *, windows: bool) -> None:
                    help="TempoFormer: rotary base of the temporal RoPE (default 10; the paper's code: 10000)")
     e.add_argument("--temporal-residual", action="store_true",
                    help="TempoFormer: add a residual to the temporal MHA (the reference has none)")
-    e.add_argument("--dev-fraction", type=float, default=0.25,
-                   help="share of each fold's training timelines held out as dev (early stopping; default 0.25)")
-    e.add_argument("--split-seed", type=int, default=0, help="seed of the fold assignment")
-    e.add_argument("--device", default="auto")
+    e.add_argument("--dev-fraction", type=float, default=CLI_EXPERIMENT.dev_fraction,
+                   help="share of each fold's training timelines held out as dev (early stopping; "
+                        f"default {CLI_EXPERIMENT.dev_fraction})")
+    e.add_argument("--split-seed", type=int, default=CLI_EXPERIMENT.split_seed, help="seed of the fold assignment")
+    e.add_argument("--device", default=StreamConfig.device)
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     add_progress_option(e)
 
@@ -90,7 +99,7 @@ def settings_from_args(args) -> tuple[dict, dict]:
         mk["temporal_residual"] = True
     if mk:
         s["model_kwargs"] = {**unit, **mk}
-    ambient = {"encoder": "default", "device": args.device, "progress": wants_progress(args)}
+    ambient = {"encoder": StreamConfig.encoder, "device": args.device, "progress": wants_progress(args)}
     if unit:
         ambient["model_kwargs"] = unit
     return s, ambient

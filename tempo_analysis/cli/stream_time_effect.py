@@ -31,6 +31,7 @@ SWEEP_GAPS = (1.0, 4 * 86400.0, 25)   # geomspace: 1 s to 4 days, 25 gaps
 def register_time_effect(sub) -> None:
     """Add `stream time-effect` to the `stream` group's subparsers."""
     from tempo_analysis.cli.stream_options import add_data_and_model_options
+    from tempo_analysis.stream.config import CLI_EXPERIMENT, StreamConfig
 
     t = sub.add_parser("time-effect", help="TempoFormer against its time-blind control on one split; gap what-ifs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -38,9 +39,12 @@ def register_time_effect(sub) -> None:
     t.add_argument("--variant", default="tempoformer", choices=["tempoformer", "tempoformer_vectors"],
                    help="tempoformer (the default), or tempoformer_vectors: its temporal attention over frozen "
                         "sentence vectors")
-    t.add_argument("--folds", type=int, default=5, help="k of the timeline-level k-fold split (default 5)")
-    t.add_argument("--fold", type=int, default=0, help="which fold is the test split (default 0)")
-    t.add_argument("--seed", type=int, default=0, help="model seed, the same for both models (default 0)")
+    t.add_argument("--folds", type=int, default=CLI_EXPERIMENT.folds,
+                   help=f"k of the timeline-level k-fold split (default {CLI_EXPERIMENT.folds})")
+    t.add_argument("--fold", type=int, default=CLI_EXPERIMENT.fold,
+                   help=f"which fold is the test split (default {CLI_EXPERIMENT.fold})")
+    t.add_argument("--seed", type=int, default=StreamConfig.seed,
+                   help=f"model seed, the same for both models (default {StreamConfig.seed})")
     t.add_argument("--no-change-label", default=None,
                    help="the label meaning 'no change' (default: O, no_switch or N-Sw, whichever the data has)")
     t.add_argument("--out", required=True, help="results JSON path")
@@ -71,17 +75,19 @@ def run_time_effect(args) -> int:
     import torch
 
     from tempo_analysis.cli.stream_options import check_model_names
-    from tempo_analysis.data.specs import load_timelines
     from tempo_analysis.data.timelines import check_labels_seen
+    from tempo_analysis.resolve import load_timelines
     from tempo_analysis.stream.experiment import make_classifier, split_timelines
     from tempo_analysis.stream.time_effect import (change_posts, describe_time_effect, gap_what_if, no_change_index,
-                                                   time_blind, time_effect)
+                                                   time_blind, time_effect, world_change_kinds)
 
     if args.threads:
         torch.set_num_threads(args.threads)
     name, settings = time_effect_settings(args)
     check_model_names(args)
-    tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines, seed=args.split_seed)
+    resolved = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
+                              seed=args.split_seed)
+    tl = resolved.data
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; the time effect needs a 'label' column")
     try:
@@ -94,7 +100,7 @@ def run_time_effect(args) -> int:
     if not ids:
         raise ValueError(f"the test split (--fold {args.fold} of {args.folds}) holds no labelled change post, so no "
                          "gap can be moved. Fix: choose another --fold, fewer --folds or more timelines.")
-    kinds = world_kinds(args.data)
+    kinds = world_change_kinds(resolved.truth) if resolved.truth is not None else None   # the world's planted kinds
     t0 = time.perf_counter()
 
     def fit(_, s):
@@ -142,7 +148,8 @@ def world_kinds(spec: str):
     """post_id -> change kind ("none" / "text" / "time") for the planted world's timelines; None for other data."""
     import warnings
 
-    from tempo_analysis.data.specs import TIMELINE_SPECS, open_world, parse_spec
+    from tempo_analysis.data.specs import parse_spec
+    from tempo_analysis.resolve import TIMELINE_SPECS, load_timelines
     from tempo_analysis.stream.time_effect import world_change_kinds
 
     s = parse_spec(spec, TIMELINE_SPECS)
@@ -150,10 +157,5 @@ def world_kinds(spec: str):
         return None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # load_timelines already said that the world is generated in memory
-        world = open_world(s.path)
-    if world is None:
-        from tempo_analysis.world import StreamWorldConfig
-        from tempo_analysis.world.stream import generate_timelines
-
-        return world_change_kinds(generate_timelines(StreamWorldConfig(), with_truth=True)[1])
-    return world_change_kinds(world.timeline_truth)
+        truth = load_timelines(spec).truth
+    return world_change_kinds(truth)

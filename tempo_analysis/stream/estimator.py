@@ -1,21 +1,22 @@
 """TempoFormerClassifier: the stream-classification estimator over Timelines (scikit-learn style).
 
     clf = TempoFormerClassifier(window=5, epochs=3).fit(train_timelines, dev_timelines)
+    clf = TempoFormerClassifier("notebook")          # notebook 01's settings (stream.config.PRESETS)
     proba = clf.predict_proba(test_timelines)      # [posts, classes], rows of test_timelines.df
     clf.temporal_attention(test_timelines, post_id) # the window's rotary attention maps
     clf.visualize_attention(test_timelines, post_id) # the same as a plotly figure
     clf.save("run/"); TempoFormerClassifier.load("run/")
 
-Settings are annotated dataclass fields (the constructor's keyword arguments); what `fit` learns
-ends in ``_`` (``model_``, ``tokenizer_``, ``label_names_``, ``history_``, ``trainer_``).
+The settings are a :class:`~tempo_analysis.stream.config.StreamConfig` (a preset name, a config,
+and/or its fields by name); ``fit`` checks them first and keeps them in ``config_``. What ``fit``
+learns ends in ``_`` (``model_``, ``tokenizer_``, ``label_names_``, ``history_``, ``trainer_``).
 Training goes through the shared `tempo_analysis.training.Trainer` (seeded, AdamW, linear
 schedule, early stopping on dev macro-F1, best weights restored). With `freeze_local=True` the
 local stack is frozen and its per-post output is computed ONCE per post and cached, so an epoch
 only runs the two upper layers (the fast CPU setting the notebook uses).
-`what_if(clf, timelines, post_id, text=..., gap_seconds=..., window=...)` re-predicts one post
-after editing it. The model is :mod:`tempo_analysis.stream.model` (Tseriotou et al., 2024); the
-experiment protocol (splits, baselines by name, notebook defaults) is
-:mod:`tempo_analysis.stream.experiment`.
+The model is :mod:`tempo_analysis.stream.model` (Tseriotou et al., 2024); the what-ifs (edit a
+post, move it in time) are :mod:`tempo_analysis.stream.time_effect`; the experiment protocol
+(splits, baselines by name) is :mod:`tempo_analysis.stream.experiment`.
 """
 
 from __future__ import annotations
@@ -23,47 +24,46 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import OrderedDict
-from dataclasses import KW_ONLY, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
-import plotly.graph_objects as go
 import torch
 from transformers import AutoTokenizer
 
-from tempo_analysis.data import Timelines
+from tempo_analysis.base import Estimator
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.encoders import quiet_transformers, resolve_encoder
-from tempo_analysis.hub import WEIGHT_FILES, require_saved_files
-from tempo_analysis.outputs import atomic_output_dir
+from tempo_analysis.hub import WEIGHT_FILES
 from tempo_analysis.evaluation.classification import classification_scores
-from tempo_analysis.figures import stream as figures
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
 
 from .batching import WindowDataset, build_stream_data, collate_items, model_inputs, pad_token_rows
-from .embeddings import resolve_encoder_pair, settings_repr
+from .config import PRESETS, StreamConfig
+from .embeddings import resolve_encoder_pair
 from .labels import dev_is_usable, training_labels
 from .model import TempoFormerModel, focal_alpha_from_labels
-from .names import SUMMARIES, check_ablation
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 # local-stack outputs per (fingerprint of the local stack's weights, device, post tokens), shared
 # by every classifier of this process whose local stack is the same (bounded, oldest dropped)
 _LOCAL_MEMO: OrderedDict = OrderedDict()
-LOCAL_MEMO_MAX_POSTS = 50_000
+_LOCAL_MEMO_MAX_POSTS = 50_000
 
-
-# what TempoFormerClassifier.save writes (checked by load before anything is read)
-SAVED_FILES = ("classifier.json", "model/config.json", tuple(f"model/{f}" for f in WEIGHT_FILES))
+# what TempoFormerClassifier.save writes besides config.json (checked by load before anything is read)
+_LABELS_FILE = "classifier.json"
+_SAVED_FILES = (_LABELS_FILE, "model/config.json", tuple(f"model/{f}" for f in WEIGHT_FILES))
 
 
 def _remember(key, value: torch.Tensor) -> None:
     _LOCAL_MEMO[key] = value
-    while len(_LOCAL_MEMO) > LOCAL_MEMO_MAX_POSTS:
+    while len(_LOCAL_MEMO) > _LOCAL_MEMO_MAX_POSTS:
         _LOCAL_MEMO.popitem(last=False)
 
 
-def local_stack_fingerprint(model) -> str:
+def _local_stack_fingerprint(model) -> str:
     """Hash of the bytes of the embeddings + local layers (what `local_encode` computes with).
 
     Remembered on the model until any of those tensors changes in place (an optimiser step bumps
@@ -81,7 +81,7 @@ def local_stack_fingerprint(model) -> str:
     return model._local_fingerprint[1]
 
 
-def encoder_summary(encoder) -> str:
+def _encoder_summary(encoder) -> str:
     """How the encoder summarises a post: "mean" for sentence-transformers folders trained with mean
     pooling (such as the embedded all-MiniLM-L6-v2, whose [CLS] is never trained), else "cls"."""
     if not isinstance(encoder, str):
@@ -95,55 +95,42 @@ def encoder_summary(encoder) -> str:
     return "cls"
 
 
-@dataclass(eq=False)
-class TempoFormerClassifier:
-    """TempoFormer over windows of `window` posts; fit/predict on Timelines (see module docstring)."""
+class TempoFormerClassifier(Estimator):
+    """TempoFormer over windows of `window` posts; fit/predict on Timelines (see module docstring).
 
-    encoder: object = "default"  # "default" (embedded MiniLM), an HF name, a path, or a (model, tokenizer) pair
-    _: KW_ONLY
-    window: int = 5  # posts per window, the current post last (the paper: 5, 10, 20)
-    ablation: str = "none"  # a name of tempo_analysis.stream.names.ABLATIONS
-    epochs: int = 3
-    lr: float = 5e-5  # learning rate of the encoder's weights
-    head_lr: float = 1e-3  # learning rate of the new modules (stream positions, temporal MHA, gate, head)
-    batch_size: int = 16  # windows per optimiser step
-    max_length: int = 64  # tokens per post
-    freeze_local: bool = False  # freeze the local stack and cache its per-post output
-    patience: int | None = None  # early stopping on dev macro-F1 (only when dev timelines are given)
-    warmup_ratio: float = 0.1
-    chunk: int = 4  # consecutive windows of one timeline per shuffled training item (<= batch_size)
-    summary: str = "auto"  # post vector of the stream: "cls" (paper), "mean", "mean_then_cls"; "auto" =
-    # "mean" for mean-pooling sentence encoders (MiniLM), else "cls"
-    seed: int = 0
-    device: str = "auto"
-    progress: bool = True
-    model_kwargs: dict | None = None  # more TempoFormerConfig fields (e.g. time_unit, rope_theta)
+    ``TempoFormerClassifier(config=None, **overrides)``: ``config`` is a preset name ("cli", the
+    default; "notebook"), a :class:`~tempo_analysis.stream.config.StreamConfig` or a dict, and
+    ``overrides`` are StreamConfig fields by name (``encoder=``, ``window=``, ``epochs=``, ...).
+    """
 
-    def __post_init__(self):
-        window = self.window
-        self.window, self.ablation = int(window), check_ablation(self.ablation)
-        self.chunk = max(1, min(int(self.chunk), int(self.batch_size)))
-        self.model_kwargs = dict(self.model_kwargs or {})
-        if self.summary not in ("auto", *SUMMARIES):
-            raise ValueError(f"summary={self.summary!r}: use 'auto', 'cls' (paper), 'mean' or 'mean_then_cls'")
-        if self.window < 1:
-            raise ValueError(f"window={window!r} must be a positive integer (e.g. 5, 10, 20)")
+    config_class = StreamConfig
+    presets = PRESETS
+    kind = "tempoformer-classifier"
+    fitted_attribute = "model_"
 
-    __repr__ = settings_repr
+    @property
+    def window(self) -> int:
+        """The window the classifier was fitted with (what the what-if readers cut around a post)."""
+        self._check_fitted()
+        return self.config_.window
 
     # ----- building ---------------------------------------------------------------------------
-    def _build_model(self, label_names, train_labels) -> TempoFormerModel:
-        enc, self.tokenizer_ = resolve_encoder_pair(self.encoder)
+    def _build_model(self, cfg: StreamConfig, label_names, train_labels) -> TempoFormerModel:
+        if cfg.encoder == "custom":
+            raise DataError("encoder='custom': this classifier was saved with an encoder given as a loaded "
+                            "(model, tokenizer) pair, which cannot be read back. Fix: pass encoder= again "
+                            "(the pair, a name or a folder) to train anew.")
+        enc, self.tokenizer_ = resolve_encoder_pair(cfg.encoder)
         kw = dict(num_labels=len(label_names), id2label=dict(enumerate(label_names)),
-                  label2id={n: i for i, n in enumerate(label_names)}, ablation=self.ablation,
+                  label2id={n: i for i, n in enumerate(label_names)}, ablation=cfg.ablation,
                   focal_alpha=focal_alpha_from_labels(train_labels, len(label_names)),
-                  max_window=max(64, self.window),
-                  summary=encoder_summary(self.encoder) if self.summary == "auto" else self.summary)
-        kw.update(self.model_kwargs)
+                  max_window=max(64, cfg.window),
+                  summary=_encoder_summary(cfg.encoder) if cfg.summary == "auto" else cfg.summary)
+        kw.update(cfg.model_kwargs)
         return TempoFormerModel.from_encoder(enc, **kw)
 
     def _stream_data(self, timelines, window: int | None = None):
-        return build_stream_data(timelines, window or self.window, self.tokenizer_, self.max_length,
+        return build_stream_data(timelines, window or self.config_.window, self.tokenizer_, self.config_.max_length,
                                  self.label_names_)
 
     @torch.no_grad()
@@ -158,7 +145,7 @@ class TempoFormerClassifier:
         was = model.training
         model.eval()
         device = next(model.parameters()).device
-        memo_key = (local_stack_fingerprint(model), str(device))
+        memo_key = (_local_stack_fingerprint(model), str(device))
         cache = [None] * len(data.tokens)
         todo = []
         for r, toks in enumerate(data.tokens):
@@ -181,79 +168,60 @@ class TempoFormerClassifier:
     def _dataset(self, timelines, labelled_only=False, window: int | None = None, chunk: int = 1) -> WindowDataset:
         data = self._stream_data(timelines, window)
         pos = np.flatnonzero(data.labels >= 0) if labelled_only else None
-        cache = self._local_cache(data) if self.freeze_local else None
+        cache = self._local_cache(data) if self.config_.freeze_local else None
         return WindowDataset(data, pos, cache, chunk=chunk)
 
     # ----- fit / predict ----------------------------------------------------------------------
     def fit(self, train, dev=None) -> "TempoFormerClassifier":
         """Train on `train` Timelines; early stopping / best epoch on `dev` macro-F1 when given."""
+        cfg = self._start_fit()
         self.label_names_, codes = training_labels(train)
-        seed_everything(self.seed)
-        self.model_ = self._build_model(self.label_names_, codes)
-        if self.freeze_local:
+        seed_everything(cfg.seed)
+        self.model_ = self._build_model(cfg, self.label_names_, codes)
+        if cfg.freeze_local:
             for p in [*self.model_.encoder.embeddings.parameters(), *self.model_.local_layers.parameters()]:
                 p.requires_grad_(False)
         # training items are chunks of consecutive windows (shuffled as chunks): posts are shared
-        train_ds = self._dataset(train, labelled_only=True, chunk=self.chunk)
+        train_ds = self._dataset(train, labelled_only=True, chunk=cfg.chunk)
         dev_ds = self._dataset(dev, labelled_only=True, chunk=16) if dev_is_usable(dev, self.label_names_) else None
         enc_params = {id(p) for p in self.model_.encoder.parameters()}
         params = [p for p in self.model_.parameters() if p.requires_grad]
-        groups = [{"params": [p for p in params if id(p) in enc_params], "lr": self.lr},
-                  {"params": [p for p in params if id(p) not in enc_params], "lr": self.head_lr}]
-        cfg = TrainConfig(max_epochs=self.epochs, batch_size=max(1, self.batch_size // self.chunk),
-                          eval_batch_size=4, lr=self.lr,
-                          schedule="linear", warmup_ratio=self.warmup_ratio, seed=self.seed, device=self.device,
-                          progress=self.progress, metric="macro_f1", greater_is_better=True,
-                          patience=self.patience if dev_ds is not None else None)
-        self.trainer_ = Trainer(self.model_, cfg, collate_fn=collate_items, eval_fn=self._eval_fn,
+        groups = [{"params": [p for p in params if id(p) in enc_params], "lr": cfg.lr},
+                  {"params": [p for p in params if id(p) not in enc_params], "lr": cfg.head_lr}]
+        train_cfg = TrainConfig(max_epochs=cfg.epochs, batch_size=max(1, cfg.batch_size // cfg.chunk),
+                                eval_batch_size=4, lr=cfg.lr, schedule="linear", warmup_ratio=cfg.warmup_ratio,
+                                seed=cfg.seed, device=cfg.device, progress=cfg.progress, metric="macro_f1",
+                                greater_is_better=True, patience=cfg.patience if dev_ds is not None else None)
+        self.trainer_ = Trainer(self.model_, train_cfg, collate_fn=collate_items, eval_fn=self._eval_fn,
                                 param_groups=[g for g in groups if g["params"]])
         self.trainer_.fit(train_ds, dev_ds)
         self.history_ = self.trainer_.history_
         self.model_.eval()
         return self
 
-    # ----- persistence (safetensors + JSON) ------------------------------------------------------
-    SETTINGS = ("window", "ablation", "epochs", "lr", "head_lr", "batch_size", "max_length", "freeze_local",
-                "patience", "warmup_ratio", "chunk", "summary", "seed")
-
-    def save(self, folder, *, overwrite: bool = False) -> Path:
-        """Write the fitted model (safetensors), its tokenizer and the settings to `folder`.
-
-        The output policy of :mod:`tempo_analysis.outputs` applies: the folder is written whole into
-        a temporary sibling and renamed into place; a non-empty folder that tempo_analysis did not
-        write is refused unless ``overwrite=True``.
-        """
-        self._check_fitted()
-        meta = {k: getattr(self, k) for k in self.SETTINGS}
-        meta.update(encoder=self.encoder if isinstance(self.encoder, str) else "custom",
-                    label_names=self.label_names_, model_kwargs=self.model_kwargs)
-        with atomic_output_dir(folder, overwrite=overwrite, kind="tempoformer-classifier") as tmp:
-            self.model_.save_pretrained(tmp / "model")
-            self.tokenizer_.save_pretrained(tmp / "model")
-            (tmp / "classifier.json").write_text(json.dumps(meta, indent=2))
-        return Path(folder)
-
+    # ----- persistence (safetensors + JSON; save/load are the base's) ---------------------------
     @classmethod
-    def load(cls, folder, device: str = "cpu", progress: bool = False) -> "TempoFormerClassifier":
-        """Read a classifier written by `save`.
+    def _saved_files(cls) -> tuple:
+        return _SAVED_FILES
 
-        The folder is checked first (``classifier.json``, ``model/config.json``, the weights): a missing
-        file is one error naming the folder and the file; the inner model is read from disk only."""
-        folder = require_saved_files(folder, SAVED_FILES, what="TempoFormerClassifier folder",
-                                     fix="pass a folder written by TempoFormerClassifier.save (clf.save(DIR))")
+    def _save_fitted(self, folder: Path) -> None:
+        self.model_.save_pretrained(folder / "model")
+        self.tokenizer_.save_pretrained(folder / "model")
+        (folder / _LABELS_FILE).write_text(json.dumps({"label_names": self.label_names_}, indent=2))
+
+    def _load_fitted(self, folder: Path) -> None:
         try:
-            meta = json.loads((folder / "classifier.json").read_text(encoding="utf-8"))
-            label_names = meta.pop("label_names")
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise DataError(f"TempoFormerClassifier folder {str(folder)!r}: classifier.json is not a classifier's "
-                            f"settings ({type(e).__name__}: {e}). Fix: pass a folder written by "
+            label_names = json.loads((folder / _LABELS_FILE).read_text(encoding="utf-8"))["label_names"]
+            if not isinstance(label_names, list):
+                raise TypeError("label_names is not a list")
+        except (ValueError, KeyError, TypeError) as e:
+            raise DataError(f"TempoFormerClassifier folder {str(folder)!r}: {_LABELS_FILE} does not hold the "
+                            f"classifier's labels ({type(e).__name__}: {e}). Fix: pass a folder written by "
                             "TempoFormerClassifier.save (clf.save(DIR))") from None
-        clf = cls(meta.pop("encoder"), device=device, progress=progress, **meta)
         with quiet_transformers():   # our own folder: no weight-loading bar in a notebook
-            clf.model_ = TempoFormerModel.from_pretrained(folder / "model", local_files_only=True).eval()
-            clf.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model", local_files_only=True)
-        clf.label_names_ = label_names
-        return clf
+            self.model_ = TempoFormerModel.from_pretrained(folder / "model", local_files_only=True).eval()
+            self.tokenizer_ = AutoTokenizer.from_pretrained(folder / "model", local_files_only=True)
+        self.label_names_ = label_names
 
     def _eval_fn(self, model, batches) -> dict:
         ys, ps = [], []
@@ -263,10 +231,6 @@ class TempoFormerClassifier:
         y, p = torch.cat(ys).numpy(), torch.cat(ps).numpy()
         y = np.where(y == -100, -1, y)
         return {"macro_f1": classification_scores(y, p, self.label_names_)["macro_f1"]}
-
-    def _check_fitted(self):
-        if not hasattr(self, "model_"):
-            raise ValueError("this classifier is not fitted yet; call fit(train_timelines) first")
 
     @torch.no_grad()
     def predict_proba(self, timelines, batch_size: int = 64, window: int | None = None) -> np.ndarray:
@@ -306,7 +270,7 @@ class TempoFormerClassifier:
         if len(rows) == 0:
             raise ValueError(f"post_id {post_id!r} is not in these timelines")
         pos = int(np.flatnonzero(data.windows.target_index == rows[0])[0])
-        cache = self._local_cache(data) if self.freeze_local else None
+        cache = self._local_cache(data) if self.config_.freeze_local else None
         b = WindowDataset(data, [pos], cache).collate([0])  # one window
         device = next(self.model_.parameters()).device
         out = self.model_(**{k: v.to(device) for k, v in model_inputs(b).items()}, output_attentions=True)
@@ -324,6 +288,8 @@ class TempoFormerClassifier:
 
         layer: upper layer (0 = first, -1 = last); head=None averages the heads. Hover shows the posts.
         """
+        from tempo_analysis.figures import stream as figures   # plotly loads with the first figure
+
         att = self.temporal_attention(timelines, post_id)
         texts = timelines.df.set_index("post_id").loc[att["post_ids"], "text"].tolist()
         return figures.attention_heatmap(att, layer=layer, head=head, texts=texts, title=title)
@@ -332,6 +298,8 @@ class TempoFormerClassifier:
                                 title: str | None = None) -> go.Figure:
         """Predicted probability of each change class along one timeline (default: the first),
         with the true changes marked. `proba`: a `predict_proba(timelines)` result to reuse."""
+        from tempo_analysis.figures import stream as figures
+
         self._check_fitted()
         proba = self.predict_proba(timelines) if proba is None else proba
         tid = timelines.timeline_ids[0] if timeline_id is None else timeline_id
@@ -341,6 +309,8 @@ class TempoFormerClassifier:
                             title: str = "confusion matrix (rows = truth)") -> go.Figure:
         """Confusion matrix of the predictions on labelled `timelines` (rows = true labels).
         `proba`: a `predict_proba(timelines)` result to reuse."""
+        from tempo_analysis.figures import stream as figures
+
         self._check_fitted()
         proba = self.predict_proba(timelines) if proba is None else proba
         names = self.label_names_
@@ -348,34 +318,4 @@ class TempoFormerClassifier:
         return figures.confusion_heatmap(scores["confusion"], names, title=title)
 
 
-def what_if(clf, timelines, post_id, *, text: str | None = None, gap_seconds: float | None = None,
-            window: int | None = None) -> np.ndarray:
-    """Class probabilities of `post_id` after editing its text and/or its gap to the previous post.
-
-    Only the post's own window matters for its prediction, so the timeline is cut after the post;
-    `gap_seconds` moves the post (not the earlier ones) to `previous post time + gap_seconds`.
-    `window` predicts with another window size.
-    """
-    df = timelines.df
-    hit = np.flatnonzero(df["post_id"].to_numpy() == str(post_id))
-    if len(hit) == 0:
-        raise ValueError(f"post_id {post_id!r} is not in these timelines")
-    row = int(hit[0])
-    tl_rows = np.flatnonzero(df["timeline_id"].to_numpy() == df["timeline_id"].iloc[row])
-    sub = df.iloc[tl_rows[tl_rows <= row]].copy().reset_index(drop=True)
-    if text is not None:
-        if not str(text).strip():
-            raise ValueError("text must not be empty")
-        sub.loc[len(sub) - 1, "text"] = str(text)
-    if gap_seconds is not None:
-        if gap_seconds < 0:
-            raise ValueError(f"gap_seconds={gap_seconds} must be >= 0 (the post stays after the previous one)")
-        if len(sub) > 1:
-            new = float(sub["seconds"].iloc[-2]) + float(gap_seconds)
-            sub.loc[len(sub) - 1, "seconds"] = new
-            sub.loc[len(sub) - 1, "timestamp"] = pd.Timestamp(new, unit="s", tz="UTC")
-    edited = Timelines(sub, label_names=timelines.label_names)
-    return clf.predict_proba(edited, window=window)[-1]
-
-
-__all__ = ["TempoFormerClassifier", "encoder_summary", "local_stack_fingerprint", "what_if"]
+__all__ = ["TempoFormerClassifier"]

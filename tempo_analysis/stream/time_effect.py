@@ -9,6 +9,8 @@ moving a post in time moves its prediction. This module measures both:
 - `change_probability(proba, label_names)`: p(change) = 1 - p(the no-change label).
 - `gap_what_if(clf, timelines, post_ids, gaps)`: p(change) of each post when the gap to its
   previous post is set to each of `gaps` seconds (one batched prediction, nothing retrained).
+- `what_if(clf, timelines, post_id, text=..., gap_seconds=..., window=...)`: class probabilities of
+  one post after editing its text, its gap to the previous post, or the window size.
 - `gap_sensitivity(clf, timelines, post_ids)`: mean |p(change) at 1 day - p(change) at 10 s|.
 - `kind_recall(pred, timelines, kinds, label_names)`: recall per change kind (e.g. the planted
   world's "time" switches, which only the gap reveals).
@@ -24,6 +26,8 @@ import pandas as pd
 
 from tempo_analysis.data import Timelines
 from tempo_analysis.evaluation.classification import classification_scores
+
+from .estimator import TempoFormerClassifier
 
 NO_CHANGE = ("O", "no_switch", "N-Sw")  # labels that mean "no change"
 LOW_GAP, HIGH_GAP = 10.0, 86400.0  # the gap_sensitivity what-if: 10 seconds -> 1 day
@@ -108,6 +112,36 @@ def gap_what_if(clf, timelines, post_ids, gaps, no_change: str | None = None) ->
     return change_probability(proba, clf.label_names_, no_change).reshape(len(post_ids), len(gaps))
 
 
+def what_if(clf, timelines, post_id, *, text: str | None = None, gap_seconds: float | None = None,
+            window: int | None = None) -> np.ndarray:
+    """Class probabilities of `post_id` after editing its text and/or its gap to the previous post.
+
+    Only the post's own window matters for its prediction, so the timeline is cut after the post;
+    `gap_seconds` moves the post (not the earlier ones) to `previous post time + gap_seconds`.
+    `window` predicts with another window size.
+    """
+    df = timelines.df
+    hit = np.flatnonzero(df["post_id"].to_numpy() == str(post_id))
+    if len(hit) == 0:
+        raise ValueError(f"post_id {post_id!r} is not in these timelines")
+    row = int(hit[0])
+    tl_rows = np.flatnonzero(df["timeline_id"].to_numpy() == df["timeline_id"].iloc[row])
+    sub = df.iloc[tl_rows[tl_rows <= row]].copy().reset_index(drop=True)
+    if text is not None:
+        if not str(text).strip():
+            raise ValueError("text must not be empty")
+        sub.loc[len(sub) - 1, "text"] = str(text)
+    if gap_seconds is not None:
+        if gap_seconds < 0:
+            raise ValueError(f"gap_seconds={gap_seconds} must be >= 0 (the post stays after the previous one)")
+        if len(sub) > 1:
+            new = float(sub["seconds"].iloc[-2]) + float(gap_seconds)
+            sub.loc[len(sub) - 1, "seconds"] = new
+            sub.loc[len(sub) - 1, "timestamp"] = pd.Timestamp(new, unit="s", tz="UTC")
+    edited = Timelines(sub, label_names=timelines.label_names)
+    return clf.predict_proba(edited, window=window)[-1]
+
+
 def longest_gap(timelines, at_least: float = 4 * 86400.0) -> float:
     """The longest gap between two consecutive posts of one timeline, in seconds, and at least
     ``at_least``: the top of a gap slider or sweep, so that every post's own gap lies on it."""
@@ -174,7 +208,7 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
                 no_change: str | None = None) -> dict:
     """TempoFormer against its time-blind control, trained with the same seed and split.
 
-    settings: TempoFormerClassifier keyword arguments (the control gets `time_blind(settings)`).
+    settings: TempoFormerClassifier settings by name (the control gets `time_blind(settings)`).
     kinds: optional post_id -> change kind, for recall on the time-decidable switches.
     fit: optional `fit(name, settings) -> fitted classifier` (e.g. a cached training, or another
     model that takes `ablation`, such as tempoformer_vectors); default trains a
@@ -186,8 +220,6 @@ def time_effect(train, dev, test, settings: dict, *, kinds=None, fit=None, model
     "control", "chance"} (None without "time" kinds)}. "chance" is the training share of the
     switch label: the recall of a guess drawn from the class priors.
     """
-    from .classifier import TempoFormerClassifier
-
     def default_fit(name, s):
         return TempoFormerClassifier(**s).fit(train, dev)
 
@@ -231,4 +263,4 @@ def describe_time_effect(res: dict, names=("TempoFormer", "control")) -> str:
 
 __all__ = ["CONTROL", "HIGH_GAP", "LOW_GAP", "NO_CHANGE", "change_posts", "change_probability", "describe_time_effect",
            "gap_sensitivity", "gap_sweep", "gap_what_if", "kind_recall", "longest_gap", "no_change_index", "score_model",
-           "time_blind", "time_effect", "world_change_kinds"]
+           "time_blind", "time_effect", "what_if", "world_change_kinds"]

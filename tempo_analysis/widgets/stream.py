@@ -2,7 +2,7 @@
 
 - `timeline_viewer(clf, timelines)`: dropdown of timelines -> predicted change probability vs truth.
 - `what_if_panel(clf, timelines)`: pick a post, edit its text, drag its gap to the previous post,
-  change the window size -> the class probabilities update (`tempo_analysis.stream.classifier.what_if`).
+  change the window size -> the class probabilities update (`tempo_analysis.stream.time_effect.what_if`).
 - `gap_sweep_panel(models, timelines)`: pick a post -> p(change) against its gap for each model
   (`tempo_analysis.stream.time_effect.gap_sweep`); drag the gap slider to move the markers.
 """
@@ -16,8 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from tempo_analysis.figures.stream import gap_sweep_chart, probability_plot
-from tempo_analysis.stream.classifier import what_if
-from tempo_analysis.stream.time_effect import change_posts, gap_sweep, gap_what_if, longest_gap
+from tempo_analysis.stream.time_effect import change_posts, gap_sweep, gap_what_if, longest_gap, what_if
 
 
 def timeline_viewer(clf, timelines, proba=None):

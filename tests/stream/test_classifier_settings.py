@@ -8,25 +8,35 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-import tempo_analysis.stream.classifier as classifier
-from tempo_analysis.stream.classifier import TempoFormerClassifier, encoder_summary
+import tempo_analysis.stream.estimator as estimator
+from tempo_analysis.stream.config import StreamConfig
+from tempo_analysis.stream.estimator import TempoFormerClassifier, _encoder_summary
 
 
 @pytest.mark.parametrize("chunk, batch_size, expected", [(0, 16, 1), (-3, 16, 1), (3, 16, 3), (10, 4, 4), (1, 1, 1)])
 def test_chunk_is_at_least_one_window_and_at_most_a_batch(chunk, batch_size, expected):
-    assert TempoFormerClassifier(chunk=chunk, batch_size=batch_size).chunk == expected
+    assert StreamConfig(chunk=chunk, batch_size=batch_size).chunk == expected
+    assert TempoFormerClassifier(chunk=chunk, batch_size=batch_size).get_config().chunk == expected
 
 
-def test_a_window_of_one_post_is_allowed_and_zero_is_refused():
-    assert TempoFormerClassifier(window=1).window == 1
+def test_a_window_of_one_post_is_allowed_and_zero_is_refused_by_fit_before_any_data():
+    assert StreamConfig(window=1).window == 1
+    assert TempoFormerClassifier(window=0).overrides == {"window": 0}   # stored, checked by fit
     with pytest.raises(ValueError, match="window=0 must be a positive integer"):
-        TempoFormerClassifier(window=0)
+        TempoFormerClassifier(window=0).fit(None)
+    for bad in ({"epochs": 0}, {"batch_size": -1}, {"max_length": 2.5}, {"window": True}):
+        with pytest.raises(ValueError, match=rf"{next(iter(bad))}=.* must be a positive integer"):
+            StreamConfig(**bad)
+    with pytest.raises(ValueError, match="summary='max'"):
+        StreamConfig(summary="max")
+    with pytest.raises(ValueError, match="ablation='no_time'"):
+        StreamConfig(ablation="no_time")
 
 
 @pytest.mark.parametrize("window, capacity", [(5, 64), (64, 64), (70, 70)])
 def test_the_model_holds_windows_of_64_posts_or_the_chosen_window_if_longer(window, capacity):
     clf = TempoFormerClassifier(window=window, progress=False)
-    model = clf._build_model(["no", "yes"], np.array([0, 1, 1]))
+    model = clf._build_model(clf.get_config(), ["no", "yes"], np.array([0, 1, 1]))
     assert model.config.max_window == capacity
 
 
@@ -36,18 +46,18 @@ def test_mean_pooling_is_read_from_the_folders_pooling_config(tmp_path):
         (tmp_path / name / "config.json").write_text("{}")
         if mean is not None:
             (tmp_path / name / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_mean_tokens": mean}))
-    assert [encoder_summary(str(tmp_path / n)) for n in ("mean", "cls", "bare")] == ["mean", "cls", "cls"]
-    assert encoder_summary("default") == "mean" and encoder_summary(object()) == "cls"
+    assert [_encoder_summary(str(tmp_path / n)) for n in ("mean", "cls", "bare")] == ["mean", "cls", "cls"]
+    assert _encoder_summary("default") == "mean" and _encoder_summary(object()) == "cls"
 
 
 def test_the_local_memo_keeps_the_newest_posts_up_to_its_bound(monkeypatch):
-    monkeypatch.setattr(classifier, "_LOCAL_MEMO", OrderedDict())
-    monkeypatch.setattr(classifier, "LOCAL_MEMO_MAX_POSTS", 2)
+    monkeypatch.setattr(estimator, "_LOCAL_MEMO", OrderedDict())
+    monkeypatch.setattr(estimator, "_LOCAL_MEMO_MAX_POSTS", 2)
     for key in ("a", "b", "c"):
-        classifier._remember(key, key)
-    assert list(classifier._LOCAL_MEMO) == ["b", "c"]
-    classifier._remember("d", "d")
-    assert list(classifier._LOCAL_MEMO) == ["c", "d"]
+        estimator._remember(key, key)
+    assert list(estimator._LOCAL_MEMO) == ["b", "c"]
+    estimator._remember("d", "d")
+    assert list(estimator._LOCAL_MEMO) == ["c", "d"]
 
 
 @pytest.fixture(scope="module")
@@ -58,7 +68,7 @@ def fitted():
 
     tl = make_timelines(n_timelines=6, n_posts=(5, 4, 6), labels=("calm", "shift", "spike"), seed=2)
     train, dev = tl.subset(tl.timeline_ids[:4]), tl.subset(tl.timeline_ids[4:])
-    clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2, seed=0), window=3, epochs=2, batch_size=4,
+    clf = TempoFormerClassifier(encoder=tiny_encoder(hidden=32, layers=3, heads=2, seed=0), window=3, epochs=2, batch_size=4,
                                 progress=False, device="cpu").fit(train, dev)
     return clf, dev
 

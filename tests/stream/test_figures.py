@@ -10,7 +10,8 @@ from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.evaluation.classification import cross_validate
 from tempo_analysis.figures import stream as figs
 from tempo_analysis.stream.baselines import PriorRandomClassifier
-from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
+from tempo_analysis.stream.estimator import TempoFormerClassifier
+from tempo_analysis.stream.time_effect import what_if
 from tempo_analysis.widgets.stream import timeline_viewer, what_if_panel
 
 from .conftest import make_timelines
@@ -27,7 +28,7 @@ def arr(v) -> np.ndarray:
 @pytest.fixture(scope="module")
 def fitted():
     tl = make_timelines(n_timelines=4, n_posts=(6, 5), labels=("O", "IS", "IE"), seed=5)
-    clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2), window=3, epochs=1,
+    clf = TempoFormerClassifier(encoder=tiny_encoder(hidden=32, layers=3, heads=2), window=3, epochs=1,
                                 progress=False, device="cpu").fit(tl)
     with torch.no_grad():  # a barely trained tiny model hardly looks at time: make its stream modules loud
         torch.manual_seed(0)

@@ -1,14 +1,16 @@
-"""Notebook 01's defaults: the parameters cell agrees with the library, and the recorded ablation
-rows were made at them. That TempoFormer reaches macro-F1 >= 0.8 with them is checked on the
-notebook's own run (tests/notebooks/test_summary.py), which trains that very model."""
+"""Notebook 01's defaults: the parameters cell agrees with the wing's settings module, and the recorded
+ablation rows it shows were made at them. That TempoFormer reaches macro-F1 >= 0.8 with them is checked
+on the notebook's own run (tests/notebooks/test_summary.py), which trains that very model."""
 
+import copy
 import json
+from importlib import resources
 from pathlib import Path
 
-import pytest
 
-from tempo_analysis.data.specs import load_timelines
-from tempo_analysis.stream.experiment import notebook_defaults, recorded_ablation
+from tempo_analysis.resolve import load_timelines
+from tempo_analysis.stream.config import NOTEBOOK_EXPERIMENT, PRESETS, StreamConfig, preset
+from tempo_analysis.stream.experiment import recorded_ablation, recorded_runs
 from tempo_analysis.stream.time_effect import time_blind
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "01_stream_classification.py"
@@ -23,57 +25,65 @@ def parameters_cell() -> dict:
     return values
 
 
-def test_parameters_cell_matches_notebook_defaults():
-    p, d = parameters_cell(), notebook_defaults()
-    assert p["DATA"] == d["data"] and p["SEED"] == d["seed"] == d["tempoformer"]["seed"]
-    assert p["WINDOW"] == d["window"] == d["tempoformer"]["window"]
-    assert p["EPOCHS"] == d["tempoformer"]["epochs"]
-    assert p["BASELINES"] == d["baselines"] and p["ABLATIONS"] == d["ablations"]
-    assert p["RUN_ABLATIONS"] == d["run_ablations"] and p["MAX_TIMELINES"] is None
+def test_parameters_cell_matches_the_notebook_presets():
+    p, model, exp = parameters_cell(), preset("notebook"), NOTEBOOK_EXPERIMENT
+    assert p["DATA"] == exp.data and p["SPLIT_SEED"] == exp.split_seed and p["SEED"] == model.seed
+    assert p["WINDOW"] == model.window and p["EPOCHS"] == model.epochs
+    assert p["BASELINES"] == list(exp.baselines) and p["ABLATIONS"] == list(exp.ablations)
+    assert p["RUN_ABLATIONS"] == exp.run_ablations and p["MAX_TIMELINES"] is None
+    # the notebook preset is the lesson's fast CPU setting, not the documented default
+    assert PRESETS["cli"] == StreamConfig() != model and model.freeze_local and not model.progress
 
 
 def test_recorded_ablations_match_the_notebook_settings():
-    """The ablation rows notebook 01 shows by default were recorded at its current settings."""
-    d = notebook_defaults()
-    world = load_timelines(d["data"])
-    control = time_blind(d["tempoformer"])["ablation"]  # trained in the notebook itself
-    assert control in d["ablations"]
-    for ab in [a for a in d["ablations"] if a != control]:
-        settings = dict(d["tempoformer"], ablation=ab)
-        rec = recorded_ablation(ab, settings=settings, data=d["data"], fold=d["fold"], folds=d["folds"])
-        assert rec is not None, (f"docs/results/stream/world_ablation_{ab}.json is missing or stale; rerun "
-                                 "the command in notebook 01's ablation section")
-        # made on the committed world (a regenerated world makes every recorded number stale)
-        raw = json.loads((Path(rec["source"])).read_text())
+    """The ablation rows notebook 01 shows by default were recorded at its current settings, on the
+    committed world, and the file says how to make them again."""
+    model, exp = preset("notebook"), NOTEBOOK_EXPERIMENT
+    world = load_timelines(exp.data).data
+    settings = model.to_dict()
+    control = time_blind(settings)["ablation"]  # trained in the notebook itself
+    assert control in exp.ablations
+    records = recorded_runs()
+    assert records["command"].startswith("tempo-analysis stream evaluate --data world")
+    for ab in [a for a in exp.ablations if a != control]:
+        rec = recorded_ablation(ab, settings=dict(settings, ablation=ab), data=exp.data, fold=exp.fold,
+                                folds=exp.folds, n_posts=len(world))
+        assert rec is not None, (f"the recorded {ab} run is missing from stream_ablations.json or was made at other "
+                                 "settings; rerun the command in notebook 01's ablation section")
+        raw = records["runs"][ab]
         assert (raw["timelines"], raw["posts"]) == (len(world.timeline_ids), len(world)), (
-            f"{rec['source']} was recorded on another world; rerun the command in notebook 01's "
-            "ablation section")
-        runs = raw["by_window"][str(settings["window"])]["runs"]
-        assert rec["summary"]["macro_f1"]["mean"] == pytest.approx(runs[0]["macro_f1"])
-    # every recorded world run was made on the committed world, or says that it is superseded
-    for path in sorted((NOTEBOOK.parents[1] / "docs" / "results" / "stream").glob("world_*.json")):
-        raw = json.loads(path.read_text())
-        assert "superseded" in raw or (raw.get("timelines"), raw.get("posts")) == (
-            len(world.timeline_ids), len(world)), f"{path.name} was recorded on another world"
+            f"the recorded {ab} run was made on another world; rerun its command")
+        assert f"--ablation {ab} --window {model.window} " in raw["command"] and f"--epochs {model.epochs} " in raw["command"]
+        assert raw["wall_s"] > 0 and raw["machine"]
+        assert rec["summary"]["macro_f1"]["mean"] == raw["summary"]["macro_f1"]["mean"]
 
 
-def test_recorded_ablation_rejects_other_settings(tmp_path):
-    d = notebook_defaults()
-    settings = dict(d["tempoformer"], ablation="vanilla_mha")
-    run = {"fold": 0, "seed": 0, "macro_f1": 0.5}
-    rec = {"data": "world", "ablation": "vanilla_mha", "folds": 5, "settings": dict(settings),
-           "by_window": {str(settings["window"]): {"runs": [run], "summary": {"macro_f1": {"mean": 0.5}}}}}
-    (tmp_path / "world_ablation_vanilla_mha.json").write_text(json.dumps(rec))
-    assert recorded_ablation("vanilla_mha", settings=settings, folder=tmp_path)["summary"]["macro_f1"]["mean"] == 0.5
-    assert recorded_ablation("vanilla_mha", settings=dict(settings, epochs=9), folder=tmp_path) is None
-    assert recorded_ablation("vanilla_mha", settings=dict(settings, window=7), folder=tmp_path) is None
-    assert recorded_ablation("vanilla_mha", settings=settings, max_timelines=10, folder=tmp_path) is None
-    assert recorded_ablation("no_s11", settings=settings, folder=tmp_path) is None
-    # a record made on a world of another size, or marked superseded, is never shown
-    rec["posts"] = 2078
-    (tmp_path / "world_ablation_vanilla_mha.json").write_text(json.dumps(rec))
-    assert recorded_ablation("vanilla_mha", settings=settings, folder=tmp_path, n_posts=2078) is not None
-    assert recorded_ablation("vanilla_mha", settings=settings, folder=tmp_path, n_posts=2128) is None
-    rec["superseded"] = "made on an older world"
-    (tmp_path / "world_ablation_vanilla_mha.json").write_text(json.dumps(rec))
-    assert recorded_ablation("vanilla_mha", settings=settings, folder=tmp_path) is None
+def test_the_recorded_numbers_are_the_ones_the_lesson_shows():
+    """The curated file keeps the recorded runs' numbers exactly (notebook 01's ablation table)."""
+    runs = recorded_runs()["runs"]
+    assert runs["sequential_rope"]["summary"]["macro_f1"]["mean"] == 0.6327865281136309
+    assert runs["no_gate_norm"]["summary"]["macro_f1"]["mean"] == 0.6366015392895719
+    assert runs["no_gate_norm"]["summary"]["confusion"] == [[21, 1, 14], [1, 32, 63], [1, 37, 249]]
+    text = resources.files("tempo_analysis").joinpath("assets", "recorded", "stream_ablations.json").read_text()
+    assert json.loads(text) == recorded_runs()
+
+
+def test_recorded_ablation_rejects_other_settings():
+    settings = dict(preset("notebook").to_dict(), ablation="vanilla_mha")
+    rec = {"data": "world", "ablation": "vanilla_mha", "folds": 5, "fold": 0, "seed": 0, "window": settings["window"],
+           "posts": 2078, "settings": dict(settings), "summary": {"macro_f1": {"mean": 0.5}}}
+    records = {"runs": {"vanilla_mha": rec}}
+    assert recorded_ablation("vanilla_mha", settings=settings, records=records)["summary"]["macro_f1"]["mean"] == 0.5
+    assert recorded_ablation("vanilla_mha", settings=dict(settings, epochs=9), records=records) is None
+    assert recorded_ablation("vanilla_mha", settings=dict(settings, window=7), records=records) is None
+    assert recorded_ablation("vanilla_mha", settings=dict(settings, seed=1), records=records) is None
+    assert recorded_ablation("vanilla_mha", settings=settings, max_timelines=10, records=records) is None
+    assert recorded_ablation("vanilla_mha", settings=settings, fold=1, records=records) is None
+    assert recorded_ablation("vanilla_mha", settings=settings, data="rumoureval2017", records=records) is None
+    assert recorded_ablation("no_s11", settings=settings, records=records) is None
+    # a record made on a data set of another size is never shown
+    assert recorded_ablation("vanilla_mha", settings=settings, records=records, n_posts=2078) is not None
+    assert recorded_ablation("vanilla_mha", settings=settings, records=records, n_posts=2128) is None
+    other = copy.deepcopy(records)
+    other["runs"]["vanilla_mha"]["ablation"] = "none"
+    assert recorded_ablation("vanilla_mha", settings=settings, records=other) is None

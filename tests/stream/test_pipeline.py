@@ -1,5 +1,6 @@
 """Classifier pipeline, baselines and the `stream evaluate` CLI on tiny models and timelines."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -9,9 +10,9 @@ import torch
 from tempo_analysis.cli import main
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.outputs import OutputExistsError
-from tempo_analysis.stream import classifier
+from tempo_analysis.stream import estimator
 from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_items
-from tempo_analysis.stream.classifier import TempoFormerClassifier
+from tempo_analysis.stream.estimator import TempoFormerClassifier
 from tempo_analysis.stream.experiment import make_classifier
 from tempo_analysis.stream.model import TempoFormerModel
 
@@ -33,7 +34,7 @@ def data():
 def test_tempoformer_classifier_fits_and_predicts_every_post(tiny, data):
     train, test = data
     test.df.loc[[0, 2], "label"] = None  # unlabelled posts are still predicted
-    clf = TempoFormerClassifier(tiny, window=3, epochs=1, batch_size=8, progress=False, device="cpu").fit(train, test)
+    clf = TempoFormerClassifier(encoder=tiny, window=3, epochs=1, batch_size=8, progress=False, device="cpu").fit(train, test)
     assert clf.label_names_ == ["calm", "shift", "spike"]
     proba = clf.predict_proba(test)
     assert proba.shape == (len(test.df), 3) and np.allclose(proba.sum(1), 1, atol=1e-5)
@@ -47,11 +48,11 @@ def test_tempoformer_classifier_fits_and_predicts_every_post(tiny, data):
 
 def test_frozen_local_stack_cache_gives_the_same_predictions(tiny, data):
     train, test = data
-    clf = TempoFormerClassifier(tiny, window=3, epochs=1, freeze_local=True, progress=False, device="cpu")
+    clf = TempoFormerClassifier(encoder=tiny, window=3, epochs=1, freeze_local=True, progress=False, device="cpu")
     clf.fit(train)
     assert not any(p.requires_grad for p in clf.model_.local_layers.parameters())
     cached = clf.predict_proba(test)
-    clf.freeze_local = False  # same weights, local stack recomputed inside the forward pass
+    clf.config_ = dataclasses.replace(clf.config_, freeze_local=False)  # same weights, local stack recomputed inside the forward pass
     np.testing.assert_allclose(clf.predict_proba(test), cached, atol=1e-5)
 
 
@@ -60,23 +61,23 @@ def test_local_outputs_are_shared_across_classifiers_with_the_same_local_weights
     model.save_pretrained(tmp_path / "enc")
     tok.save_pretrained(tmp_path / "enc")
     train, test = data
-    classifier._LOCAL_MEMO.clear()
+    estimator._LOCAL_MEMO.clear()
     kw = dict(window=3, epochs=1, freeze_local=True, progress=False, device="cpu")
-    first = TempoFormerClassifier(str(tmp_path / "enc"), **kw).fit(train)
+    first = TempoFormerClassifier(encoder=str(tmp_path / "enc"), **kw).fit(train)
     expected = first.predict_proba(test)
     calls = []
     original = TempoFormerModel.local_encode
     monkeypatch.setattr(TempoFormerModel, "local_encode",
                         lambda self, *a, **k: calls.append(len(a[0])) or original(self, *a, **k))
-    second = TempoFormerClassifier(str(tmp_path / "enc"), seed=1, **kw).fit(train)
+    second = TempoFormerClassifier(encoder=str(tmp_path / "enc"), seed=1, **kw).fit(train)
     second.predict_proba(test)
     assert calls == []  # every post's frozen local output came from the memo
-    first.freeze_local = False  # the memo holds what the local stack computes
+    first.config_ = dataclasses.replace(first.config_, freeze_local=False)  # the memo holds what the local stack computes
     np.testing.assert_allclose(first.predict_proba(test), expected, atol=1e-5)
     # other local weights (e.g. a fine-tuned local stack) never get the memo's outputs
     with torch.no_grad():
         first.model_.local_layers[0].output.dense.bias.add_(0.5)
-    first.freeze_local = True
+    first.config_ = dataclasses.replace(first.config_, freeze_local=True)
     n = len(calls)
     first.predict_proba(test)
     assert len(calls) > n
@@ -84,7 +85,7 @@ def test_local_outputs_are_shared_across_classifiers_with_the_same_local_weights
 
 def test_classifier_save_and_load(tmp_path, tiny, data, capfd):
     train, test = data
-    clf = TempoFormerClassifier(tiny, window=3, epochs=1, summary="mean_then_cls", progress=False,
+    clf = TempoFormerClassifier(encoder=tiny, window=3, epochs=1, summary="mean_then_cls", progress=False,
                                 device="cpu").fit(train)
     clf.save(tmp_path / "clf")
     assert (tmp_path / "clf" / "model" / "model.safetensors").is_file()
@@ -97,7 +98,9 @@ def test_classifier_save_and_load(tmp_path, tiny, data, capfd):
     back = TempoFormerClassifier.load(tmp_path / "clf")
     err = capfd.readouterr().err   # a notebook's cache loads without transformers' bar or config warning
     assert "Loading weights" not in err and "to instantiate a model of type" not in err, err
-    assert back.label_names_ == clf.label_names_ and back.window == 3
+    assert back.label_names_ == clf.label_names_ and back.window == 3 and back.config_ == clf.config_.__class__(
+        **dict(clf.config_.to_dict(), encoder="custom"))   # a loaded (model, tokenizer) pair is saved as "custom"
+    assert json.loads((tmp_path / "clf" / "config.json").read_text())["summary"] == "mean_then_cls"
     assert back.model_.config.summary == "mean_then_cls"
     np.testing.assert_allclose(back.predict_proba(test), clf.predict_proba(test), atol=1e-6)
     # AutoConfig reads the saved folder (so AutoTokenizer does not fall back to the base config and warn
@@ -107,7 +110,7 @@ def test_classifier_save_and_load(tmp_path, tiny, data, capfd):
 
 
 def test_classifier_load_checks_the_folder_before_reading_it(tmp_path, tiny, data, monkeypatch):
-    """load() read classifier.json raw (an empty folder: FileNotFoundError from pathlib) and sent a missing
+    """load() read its settings raw (an empty folder: FileNotFoundError from pathlib) and sent a missing
     model/ to transformers, which took the path for a hub id. Now the folder is checked first: one error
     naming the folder, the missing file and the fix; the inner model is read from disk only."""
     import shutil
@@ -115,7 +118,7 @@ def test_classifier_load_checks_the_folder_before_reading_it(tmp_path, tiny, dat
 
     from tempo_analysis.data.errors import DataError
 
-    clf = TempoFormerClassifier(tiny, window=3, epochs=1, progress=False, device="cpu").fit(data[0])
+    clf = TempoFormerClassifier(encoder=tiny, window=3, epochs=1, progress=False, device="cpu").fit(data[0])
     clf.save(tmp_path / "clf")
 
     def no_network(address, *a, **k):
@@ -124,18 +127,23 @@ def test_classifier_load_checks_the_folder_before_reading_it(tmp_path, tiny, dat
     monkeypatch.setattr(socket, "create_connection", no_network)
     (tmp_path / "empty").mkdir()
     (tmp_path / "settings_only").mkdir()
-    shutil.copy(tmp_path / "clf" / "classifier.json", tmp_path / "settings_only")
+    for name in ("config.json", "classifier.json"):
+        shutil.copy(tmp_path / "clf" / name, tmp_path / "settings_only")
     shutil.copytree(tmp_path / "clf", tmp_path / "no_weights")
     (tmp_path / "no_weights" / "model" / "model.safetensors").unlink()
     fix = r"\. Fix: pass a folder written by TempoFormerClassifier\.save"
-    for folder, missing in (("empty", "has no classifier.json"), ("settings_only", "has no model/config.json"),
+    for folder, missing in (("empty", "has no config.json"), ("settings_only", "has no model/config.json"),
                             ("no_weights", "has no model/model.safetensors"), ("nowhere", "does not exist")):
         with pytest.raises(DataError, match=rf"^TempoFormerClassifier folder '.*{folder}' {missing}.*{fix}") as e:
             TempoFormerClassifier.load(tmp_path / folder)
         assert isinstance(e.value, FileNotFoundError)
     (tmp_path / "no_weights" / "classifier.json").write_text("{not json")
     shutil.copy(tmp_path / "clf" / "model" / "model.safetensors", tmp_path / "no_weights" / "model")
-    with pytest.raises(DataError, match=r"classifier.json is not a classifier's settings .*Fix: pass a folder"):
+    with pytest.raises(DataError, match=r"classifier.json does not hold the classifier's labels .*Fix: pass a folder"):
+        TempoFormerClassifier.load(tmp_path / "no_weights")
+    shutil.copy(tmp_path / "clf" / "classifier.json", tmp_path / "no_weights")
+    (tmp_path / "no_weights" / "config.json").write_text('{"window": 3, "windw": 4}')
+    with pytest.raises(DataError, match=r"config.json: unknown setting 'windw'"):
         TempoFormerClassifier.load(tmp_path / "no_weights")
     assert TempoFormerClassifier.load(tmp_path / "clf").label_names_ == clf.label_names_     # offline, from disk
 

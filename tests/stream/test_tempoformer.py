@@ -385,11 +385,11 @@ def test_rotempoformer_head_reads_only_the_lstm_state(timelines, tokenizer):
 
 
 def test_focal_alpha_comes_from_the_training_counts_and_is_not_learnt(timelines):
-    from tempo_analysis.stream.classifier import TempoFormerClassifier
+    from tempo_analysis.stream.estimator import TempoFormerClassifier
 
     from tempo_analysis.encoders import tiny_encoder
 
-    clf = TempoFormerClassifier(tiny_encoder(hidden=32, layers=3, heads=2, seed=0), window=3, epochs=1, progress=False, device="cpu").fit(timelines)
+    clf = TempoFormerClassifier(encoder=tiny_encoder(hidden=32, layers=3, heads=2, seed=0), window=3, epochs=1, progress=False, device="cpu").fit(timelines)
     codes = timelines.label_codes(clf.label_names_)
     counts = np.bincount(codes[codes >= 0], minlength=2)
     want = [math.sqrt(counts.sum() / c) for c in counts]

@@ -9,7 +9,8 @@ import pytest
 from tempo_analysis.data import Timelines
 from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.stream import time_effect as te
-from tempo_analysis.stream.classifier import TempoFormerClassifier, what_if
+from tempo_analysis.stream.estimator import TempoFormerClassifier
+from tempo_analysis.stream.time_effect import what_if
 
 
 @pytest.fixture(scope="module")
@@ -44,8 +45,8 @@ def data():
 def models(tiny, data):
     train, _ = data
     kw = dict(window=3, epochs=25, batch_size=8, head_lr=3e-3, progress=False, device="cpu", seed=0)
-    return {"tempoformer": TempoFormerClassifier(tiny, **kw).fit(train),
-            "control": TempoFormerClassifier(tiny, **te.time_blind(dict(kw, epochs=2))).fit(train)}
+    return {"tempoformer": TempoFormerClassifier(encoder=tiny, **kw).fit(train),
+            "control": TempoFormerClassifier(encoder=tiny, **te.time_blind(dict(kw, epochs=2))).fit(train)}
 
 
 def _later_post(test):

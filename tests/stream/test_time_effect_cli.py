@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 from tempo_analysis.cli import main
-from tempo_analysis.data.specs import load_timelines
+from tempo_analysis.resolve import load_timelines
 from tempo_analysis.stream.experiment import split_timelines
 from tempo_analysis.cli.stream_time_effect import world_kinds
 
@@ -78,7 +78,7 @@ def test_time_effect_command_reports_both_models_and_the_gap_what_ifs(posts_csv,
     assert report["split"]["fold"] == 1 and report["split"]["test_timelines"] == 2
     assert (report["timelines"], report["posts"]) == (10, len(pd.read_csv(posts_csv)))   # the data it read
     assert report["settings"]["window"] == 4 and report["settings"]["seed"] == 3 and "progress" not in report["settings"]
-    train, dev, _ = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s"), 5, 1, 0, 0.25)
+    train, dev, _ = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s").data, 5, 1, 0, 0.25)
     assert (FITTED[0]["train"], FITTED[0]["dev"]) == (tuple(train.timeline_ids), tuple(dev.timeline_ids))
     assert set(FITTED[0]["train"]).isdisjoint(FITTED[0]["dev"])
     t, c = report["tempoformer"], report["control"]
@@ -109,7 +109,7 @@ def test_labels_without_a_known_no_change_label_are_refused_before_training(post
 
 def test_a_test_split_without_change_posts_is_refused_before_training(posts_csv, gap_rule, capsys):
     df = pd.read_csv(posts_csv)
-    test = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s"), 5, 0, 0, 0.25)[2]
+    test = split_timelines(load_timelines(f"csv:{posts_csv}", time_unit="s").data, 5, 0, 0, 0.25)[2]
     df.loc[df["timeline_id"].isin(test.timeline_ids), "label"] = "stay"     # fold 0's test timelines: no switch
     df.to_csv(posts_csv, index=False)
     rc, out = run(posts_csv, "--no-change-label", "stay", "--fold", "0")
@@ -135,7 +135,7 @@ def test_bad_options_are_refused_before_any_work(posts_csv, gap_rule, capsys, ex
     def no_data(*args, **kwargs):
         raise AssertionError("the data was read before the options were checked")
 
-    monkeypatch.setattr("tempo_analysis.data.specs.load_timelines", no_data)
+    monkeypatch.setattr("tempo_analysis.resolve.load_timelines", no_data)
     rc, out = run(posts_csv, *extra)
     err = capsys.readouterr().err
     assert rc == 2 and says in err, err
@@ -146,14 +146,14 @@ def test_world_kinds_cover_the_worlds_posts_and_only_the_world_has_them():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # no world on disk: both generate the same default world
         kinds = world_kinds("world")
-        posts = set(load_timelines("world").df["post_id"].astype(str))
+        posts = set(load_timelines("world").data.df["post_id"].astype(str))
     assert set(kinds.index) == posts and {"time", "text", "none"} <= set(kinds)
     assert world_kinds("csv:whatever.csv") is None and world_kinds("rumoureval2017:/no/such/folder") is None
 
 
 def test_the_documented_command_trains_as_notebook_01_does():
     """docs/methods/stream.md's time-effect command gives TempoFormer the settings notebook 01 computes
-    (its `settings = ...` line, evaluated with the notebook's constants and notebook_defaults())."""
+    (its `settings = ...` line, evaluated with the notebook's constants and presets)."""
     import ast
     import dataclasses
     import shlex
@@ -162,8 +162,9 @@ def test_the_documented_command_trains_as_notebook_01_does():
     from tempo_analysis.cli import build_parser
     from tempo_analysis.cli.stream_time_effect import time_effect_settings
     from tempo_analysis.data.timelines import TIME_UNITS
-    from tempo_analysis.stream.classifier import TempoFormerClassifier
-    from tempo_analysis.stream.experiment import make_classifier, notebook_defaults
+    from tempo_analysis.stream.config import NOTEBOOK_EXPERIMENT, preset
+    from tempo_analysis.stream.estimator import TempoFormerClassifier
+    from tempo_analysis.stream.experiment import make_classifier
 
     root = Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "methods" / "stream.md").read_text(encoding="utf-8")
@@ -172,10 +173,11 @@ def test_the_documented_command_trains_as_notebook_01_does():
     args = build_parser().parse_args(shlex.split(lines[0])[1:])
     name, cli = time_effect_settings(args)
     # the same split: fold 0 of 5, split seed 0, a quarter of the rest as dev
-    assert (args.folds, args.fold, args.split_seed, args.dev_fraction) == (
-        notebook_defaults()["folds"], notebook_defaults()["fold"], 0, 0.25)
+    exp = NOTEBOOK_EXPERIMENT
+    assert (args.folds, args.fold, args.split_seed, args.dev_fraction) == (exp.folds, exp.fold, exp.split_seed,
+                                                                           exp.dev_fraction)
     tree = ast.parse((root / "notebooks" / "01_stream_classification.py").read_text(encoding="utf-8"))
-    names = {"defaults": notebook_defaults(), "TIME_UNITS": TIME_UNITS}
+    names = {"config": preset("notebook"), "TIME_UNITS": TIME_UNITS}
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             try:
@@ -185,7 +187,8 @@ def test_the_documented_command_trains_as_notebook_01_does():
                     notebook = eval(compile(ast.Expression(node.value), "notebook 01", "eval"), names)
 
     def fields(clf):
-        return {f.name: getattr(clf, f.name) for f in dataclasses.fields(clf) if f.name != "progress"}
+        config = clf.get_config()
+        return {f.name: getattr(config, f.name) for f in dataclasses.fields(config) if f.name != "progress"}
 
     assert name == "tempoformer"
     assert fields(make_classifier(name, **cli)) == fields(TempoFormerClassifier(**notebook))
@@ -197,7 +200,7 @@ def test_world_kinds_without_a_world_on_disk_are_the_generated_worlds(monkeypatc
     from tempo_analysis.world import StreamWorldConfig
     from tempo_analysis.world.stream import generate_timelines
 
-    monkeypatch.setattr("tempo_analysis.data.specs.open_world", lambda path=None: None)
+    monkeypatch.setattr("tempo_analysis.resolve.open_world", lambda path=None: None)
     kinds = world_kinds("world")
     timelines, truth = generate_timelines(StreamWorldConfig(), with_truth=True)
     assert set(kinds.index) == set(timelines.df["post_id"].astype(str))
