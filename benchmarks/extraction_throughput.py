@@ -24,7 +24,7 @@ import time
 import numpy as np
 import torch
 
-from tempo_analysis.data.specs import load_change_data
+from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change.extraction import extract_one_by_one, extract_target_vectors, resolve_precision
 from tempo_analysis.semantic_change.model import TemporalAttentionForMaskedLM
 from tempo_analysis.semantic_change.pipeline import sample_usages
@@ -48,7 +48,7 @@ def main(argv=None):
     if args.threads:
         torch.set_num_threads(args.threads)
     args.precision = resolve_precision(args.precision)
-    data = load_change_data(args.data)
+    data = load_change_data(args.data).data
     usages, _ = sample_usages(data, args.per_word, seed=0)
     rng = np.random.default_rng(0)
     usages = [usages[i] for i in rng.permutation(len(usages))[: args.usages or None]]

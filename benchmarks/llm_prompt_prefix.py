@@ -39,11 +39,11 @@ def main(argv=None):
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
 
     from tempo_analysis.causal_lm import load_causal_lm
-    from tempo_analysis.data.specs import load_timelines
+    from tempo_analysis.resolve import load_timelines
     from tempo_analysis.evaluation.classification import timeline_folds
     from tempo_analysis.stream.llm_prompt import FewShotLLMClassifier, shared_prefix_length
 
-    tl = load_timelines(args.data)
+    tl = load_timelines(args.data).data
     split = timeline_folds(tl, 5, 0.25, 0)[0]
     train, test = tl.subset(split.train), tl.subset(split.test)
     lm = load_causal_lm(args.llm)

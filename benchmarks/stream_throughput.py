@@ -33,7 +33,7 @@ import torch
 
 from tempo_analysis.data import Timelines
 from tempo_analysis.data.locations import shared_data_dir
-from tempo_analysis.data.specs import load_timelines
+from tempo_analysis.resolve import load_timelines
 from tempo_analysis.encoders import load_encoder, tiny_encoder
 from tempo_analysis.stream.batching import WindowDataset, build_stream_data, collate_windows, model_inputs
 from tempo_analysis.stream.batching import per_window_batch
@@ -47,7 +47,7 @@ def lrs_shaped_timelines(n: int = 40, seed: int = 0) -> Timelines:
     """Real RumourEval threads when the shared data is present, else synthetic tweets of LRS shape
     (timeline length ~ LRS: mean 17, median 13; 10-30 words per post)."""
     if HAS_LRS:
-        return load_timelines("rumoureval2017", max_timelines=n, seed=seed)
+        return load_timelines("rumoureval2017", max_timelines=n, seed=seed).data
     rng = np.random.default_rng(seed)
     vocab = "claim police report breaking news source confirmed false true hostages cafe plane crash " \
             "video photo witnesses says reports unconfirmed rt via http amazing sad wow".split()

@@ -26,7 +26,7 @@ that this page matches the code. Every facade follows one shape (scikit-learn / 
 `fit(...)` returns `self`, learned attributes end in `_`, `save(dir)` / `load(dir)`, and
 `visualize_*` methods return `plotly.graph_objects.Figure` (they delegate to the pure functions in
 `tempo_analysis.figures`). Data specs (`world`, `rumoureval2017:DIR`, `nltk`, `acl`, `csv:FILE`, ...)
-are parsed by `tempo_analysis.data.specs`.
+are resolved by `tempo_analysis.resolve` (data and planted truth: `Resolved(data, truth)`).
 
 ```python
 from tempo_analysis import {names}

@@ -147,7 +147,7 @@ def load_adapter(path: str | Path = ASSET, *, sha256: str | None = ASSET_SHA256)
     path = Path(path)
     if not path.is_file():
         raise AdapterNotAvailable(f"MLM adapter {path} is missing. Reinstall tempo-analysis, or rebuild it with "
-                                  "the command in docs/results/semantic_change/encoder.md.")
+                                  "scripts/train_mlm_adapter.py in a checkout of the project.")
     if sha256 is not None:
         digest = file_sha256(path)
         if digest != sha256:

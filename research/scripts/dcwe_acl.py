@@ -18,8 +18,9 @@ import time
 
 import torch
 
-from tempo_analysis.data.specs import load_social
-from tempo_analysis.diffusion.pipeline import DiffusionMapper, DiffusionTrainConfig
+from tempo_analysis.resolve import load_social
+from tempo_analysis.diffusion.config import DiffusionTrainConfig
+from tempo_analysis.diffusion.estimator import DiffusionMapper
 
 DEFAULTS = dict(variants=("dcwe", "cwe"), epochs=100, max_steps=150, batch_size=16, lr=1e-4, dynamic_lr=1e-3,
                 lambda_w=1.0, shared_warmup_steps=60, shared_warmup_lr=1e-4, mlm_probability=0.15,
@@ -33,8 +34,8 @@ pairs, out = args.pop("pairs", PAIRS), args.pop("out", None)
 torch.set_num_threads(int(args.pop("threads", 1)))
 
 t0 = time.time()
-corpus, _ = load_social("acl", years=range(first, last + 1), max_docs_per_unit_slice=max_docs,
-                        min_papers=min_papers, theta=theta, progress=False)
+corpus = load_social("acl", years=range(first, last + 1), max_docs_per_unit_slice=max_docs,
+                     min_papers=min_papers, theta=theta, progress=False).data
 res = {"years": [first, last], "max_docs": max_docs, "min_papers": min_papers, "theta": theta,
        "docs": len(corpus.df), "units": len(corpus.units), "edges": corpus.graph.number_of_edges(),
        "config": {**DEFAULTS, **args}}
@@ -42,7 +43,7 @@ cfg = DiffusionTrainConfig(**{**DEFAULTS, **args})
 mapper = DiffusionMapper(cfg).fit(corpus)
 res["fit_s"] = round(time.time() - t0)
 res["split_docs"] = {k: len(v) for k, v in mapper.splits_.items()}
-res["dev_history"] = {v: [(r.get("step"), round(r["perplexity"], 4)) for r in mapper.history_[v] if "perplexity" in r]
+res["dev_history"] = {v: [(r.get("step"), round(r["perplexity"], 4)) for r in mapper.histories_[v] if "perplexity" in r]
                       for v in cfg.variants}
 res["test"] = mapper.paired_comparison("dcwe", "cwe")
 print("TEST", json.dumps(res["test"]), flush=True)

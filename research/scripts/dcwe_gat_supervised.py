@@ -16,14 +16,15 @@ import sys
 import numpy as np
 import torch
 
-from tempo_analysis.data.specs import load_social
+from tempo_analysis.resolve import load_social
 from tempo_analysis.diffusion.model import SocialComponent
 from tempo_analysis.diffusion.node2vec import Node2Vec
 
 torch.set_num_threads(1)
 steps = int(sys.argv[1]) if len(sys.argv) > 1 else 400
 lr = float(sys.argv[2]) if len(sys.argv) > 2 else 1e-3
-corpus, truth = load_social("world")
+loaded = load_social("world")
+corpus, truth = loaded.data, loaded.truth
 units, T, words = corpus.units, truth["n_slices"], truth["changing_words"]
 first = {w: truth["words"][w]["first_slice"] for w in words}
 Y = torch.tensor([[[float(first[w][u] is not None and first[w][u] <= t) for u in units] for w in words]

@@ -17,8 +17,9 @@ import numpy as np, torch
 from safetensors.torch import load_model, save_model
 torch.set_num_threads(1)
 from sklearn.metrics import roc_auc_score
-from tempo_analysis.data.specs import load_social
-from tempo_analysis.diffusion.pipeline import DiffusionTrainConfig, _load_mlm_encoder, build_dcwe, _param_groups
+from tempo_analysis.resolve import load_social
+from tempo_analysis.diffusion.config import DiffusionTrainConfig
+from tempo_analysis.diffusion.training import build_dcwe, load_mlm_encoder, param_groups
 from tempo_analysis.diffusion.mlm import SocialMLMDataset, MLMCollator, PlainMLM, fixed_mlm_batches, mlm_perplexity
 from tempo_analysis.diffusion.model import content_vocabulary
 from tempo_analysis.diffusion.node2vec import Node2Vec
@@ -27,13 +28,14 @@ from tempo_analysis.training import Trainer, TrainConfig, seed_everything
 
 a = json.loads(sys.argv[1])
 world = a.get("world", {})
-corpus, truth = load_social("world", world=world)
+loaded = load_social("world", world=world)
+corpus, truth = loaded.data, loaded.truth
 cfg = DiffusionTrainConfig(lambda_w=a.get("lambda_w", 1.0), lambda_a=a.get("lambda_a"), mlm_probability=0.3,
                            gat_dropout=a.get("gat_dropout", 0.6), offset_dropout=a.get("offset_dropout", 0.2))
 tr, dev, te = split_corpus(corpus)
 if a.get("paired_only"):
     tr = tr[tr["kind"] == "paired"].reset_index(drop=True)
-enc, tok, fresh = _load_mlm_encoder("default")
+enc, tok, fresh = load_mlm_encoder("default")
 key = hashlib.sha256(json.dumps(world, sort_keys=True).encode()).hexdigest()[:16]
 warm = os.path.join(tempfile.gettempdir(), f"dcwe_map_diagnostic_warm_{key}.safetensors")
 col = MLMCollator(tok, 0.3)
@@ -75,7 +77,7 @@ if a.get("oracle_table"):   # the FFN and GAT replaced by a free offset per (cha
 
     model.dynamic.forward = free_offsets
     model.table = table
-groups = [{"params": [table], "lr": a.get("dlr", 1e-3)}] if a.get("oracle_table") else _param_groups(model, DiffusionTrainConfig(lr=a.get("lr", 1e-4), dynamic_lr=a.get("dlr", 1e-3)))
+groups = [{"params": [table], "lr": a.get("dlr", 1e-3)}] if a.get("oracle_table") else param_groups(model, DiffusionTrainConfig(lr=a.get("lr", 1e-4), dynamic_lr=a.get("dlr", 1e-3)))
 opt = torch.optim.AdamW(groups)
 dsd = SocialMLMDataset(dev, tok, corpus.unit_index, corpus.slice_index, 64)
 devb = fixed_mlm_batches(dsd, tok, seed=2, repeats=3)

@@ -1,40 +1,30 @@
-"""`diffusion train` runs notebook 03's training: the command documented in docs/methods/diffusion.md
-builds the same DiffusionTrainConfig as the notebook's constants, and each training option reaches
-the config."""
+"""`diffusion train` runs notebook 03's training: the command in the module's help builds the
+notebook preset (``tempo_analysis.diffusion.config.PRESETS["notebook"]``, which notebook 03 reads),
+its unset options are the cli preset, and each training option reaches the config."""
 from __future__ import annotations
 
-import ast
 import dataclasses
 import shlex
 from pathlib import Path
 
 import pytest
 
+import tempo_analysis.cli.diffusion as cli_diffusion
 from tempo_analysis.cli import build_parser
 from tempo_analysis.cli.diffusion import check_train_options, train_config
-from tempo_analysis.diffusion import DiffusionTrainConfig
+from tempo_analysis.diffusion.config import PRESETS, DiffusionTrainConfig, preset
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "notebooks" / "03_social_diffusion.py"
-DOC = ROOT / "docs" / "methods" / "diffusion.md"
 DOC_COMMAND = "tempo-analysis diffusion train --data world --out runs/notebook03 "
 
 
-def notebook_config() -> DiffusionTrainConfig:
-    """The DiffusionTrainConfig(...) call of notebook 03, evaluated with the notebook's literal constants."""
-    tree = ast.parse(NOTEBOOK.read_text(encoding="utf-8"))
-    names = {}
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            try:
-                names[node.targets[0].id] = ast.literal_eval(node.value)
-            except ValueError:
-                pass   # computed values: the config call must not need them
-    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
-             and isinstance(node.func, ast.Name) and node.func.id == "DiffusionTrainConfig"]
-    assert len(calls) == 1, "notebook 03 builds its training config in one DiffusionTrainConfig(...) call"
-    code = compile(ast.Expression(calls[0]), str(NOTEBOOK), "eval")
-    return eval(code, {"DiffusionTrainConfig": DiffusionTrainConfig, **names})
+def documented_command() -> list[str]:
+    """The notebook-03 command of ``tempo-analysis diffusion --help`` (the module docstring), lines joined."""
+    text = cli_diffusion.__doc__          # (the backslash-newlines of the docstring join its lines)
+    lines = [line.strip() for line in text.splitlines() if line.strip().startswith(DOC_COMMAND)]
+    assert len(lines) == 1, f"`diffusion --help` shows notebook 03's command once, starting {DOC_COMMAND!r}"
+    return shlex.split(lines[0].split("(", 1)[0])[1:]
 
 
 def cli_config(argv: list[str]) -> DiffusionTrainConfig:
@@ -48,13 +38,21 @@ def comparable(cfg: DiffusionTrainConfig) -> dict:
 
 
 def test_the_documented_command_trains_as_notebook_03_does():
-    lines = [line.strip() for line in DOC.read_text(encoding="utf-8").splitlines()
-             if line.strip().startswith(DOC_COMMAND)]
-    assert len(lines) == 1, f"docs/methods/diffusion.md shows notebook 03's command once, starting {DOC_COMMAND!r}"
-    argv = shlex.split(lines[0])[1:]
-    assert comparable(cli_config(argv)) == comparable(notebook_config())
+    notebook = PRESETS["notebook"]
+    assert comparable(cli_config(documented_command())) == comparable(notebook)
     # and the notebook's settings are not simply the CLI's defaults (the options matter)
-    assert comparable(cli_config(["diffusion", "train", "--out", "x"])) != comparable(notebook_config())
+    assert comparable(cli_config(["diffusion", "train", "--out", "x"])) != comparable(notebook)
+    # notebook 03 trains with that preset, read from the library as a user would
+    source = NOTEBOOK.read_text(encoding="utf-8")
+    assert 'preset("notebook"' in source and "DiffusionTrainConfig(" not in source
+
+
+def test_the_presets_are_the_configs_and_preset_copies_them():
+    assert PRESETS["cli"] == DiffusionTrainConfig()
+    got = preset("notebook", max_steps=3)
+    assert got.max_steps == 3 and PRESETS["notebook"].max_steps == 40 and got is not PRESETS["notebook"]
+    with pytest.raises(ValueError, match="unknown diffusion preset 'paperz'"):
+        preset("paperz")
 
 
 @pytest.mark.parametrize("argv, field, value", [
@@ -74,9 +72,9 @@ def test_each_training_option_reaches_the_config(argv, field, value):
 
 
 def test_the_cli_defaults_are_the_configs():
-    """Unset options leave DiffusionTrainConfig's own defaults (lambda_w, dynamic_lr: None on the command line)."""
+    """Unset options leave the cli preset's settings (lambda_w, dynamic_lr: None on the command line)."""
     cfg = cli_config(["diffusion", "train", "--out", "x"])
-    assert comparable(cfg) == comparable(DiffusionTrainConfig(progress=False))
+    assert comparable(cfg) == comparable(PRESETS["cli"])
 
 
 @pytest.mark.parametrize("text, years", [("2017-2020", [2017, 2018, 2019, 2020]), ("2019-2019", [2019]),
@@ -101,12 +99,15 @@ def test_acl_defaults_reach_the_loader_as_documented(monkeypatch):
     from tempo_analysis.cli.diffusion import ACL_DEFAULTS, _load_corpus
 
     seen = {}
-    monkeypatch.setattr("tempo_analysis.data.specs.load_social", lambda spec, **kw: seen.update(spec=spec, **kw))
+    monkeypatch.setattr("tempo_analysis.resolve.load_social", lambda spec, **kw: seen.update(spec=spec, **kw))
     _load_corpus(build_parser().parse_args(["diffusion", "train", "--data", "acl", "--out", "x"]))
     assert (seen["years"], seen["theta"], seen["min_papers"], seen["max_docs_per_unit_slice"], seen["world"]) == (
         [2017, 2018, 2019, 2020], 0.01, 30, 40, None)
-    synopsis = "--years {years} --theta {theta} --min-papers {min_papers} --max-docs {max_docs}".format(**ACL_DEFAULTS)
-    assert synopsis in DOC.read_text(encoding="utf-8")
+    train = build_parser()._subparsers._group_actions[0].choices["diffusion"]._subparsers._group_actions[0].choices["train"]
+    helps = {a.option_strings[0]: a.help for a in train._actions if a.option_strings}
+    for flag, key in (("--years", "years"), ("--theta", "theta"), ("--min-papers", "min_papers"),
+                      ("--max-docs", "max_docs")):
+        assert f"default {ACL_DEFAULTS[key]})" in helps[flag], (flag, helps[flag])   # the help names the default
     _load_corpus(build_parser().parse_args(["diffusion", "train", "--data", "acl", "--out", "x", "--years", "2018",
                                             "--theta", "0.2", "--min-papers", "3", "--max-docs", "4", "--seed", "5"]))
     assert (seen["years"], seen["theta"], seen["min_papers"], seen["max_docs_per_unit_slice"], seen["seed"]) == (

@@ -8,7 +8,7 @@ import pytest
 
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.data.locations import ENV_DATA, ENV_SHARED_DATA
-from tempo_analysis.data.specs import load_social
+from tempo_analysis.resolve import load_social
 from tempo_analysis.world import SocialWorldConfig, WorldConfig, generate_social, generate_world
 
 FIXTURE = Path(__file__).parent / "fixtures" / "acl_xml"
@@ -27,17 +27,19 @@ def test_world_on_disk_is_read(saved_world, monkeypatch):
     monkeypatch.setenv(ENV_DATA, str(folder))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # a world on disk: no generation warning
-        corpus, truth = load_social("world")
+        loaded = load_social("world")
+        corpus, truth = loaded.data, loaded.truth
     assert truth == world.diffusion_truth
     pd.testing.assert_frame_equal(corpus.df, world.social.df)
-    again, _ = load_social(f"world:{folder / 'world'}")
+    again = load_social(f"world:{folder / 'world'}").data
     assert again.units == corpus.units and len(again) == len(corpus)
 
 
 def test_no_world_on_disk_generates_the_default_with_a_warning(tmp_path, monkeypatch):
     monkeypatch.setenv(ENV_DATA, str(tmp_path))
     with pytest.warns(UserWarning, match="generating the default world in memory"):
-        corpus, truth = load_social("world")
+        loaded = load_social("world")
+        corpus, truth = loaded.data, loaded.truth
     ref, ref_truth = generate_social(SocialWorldConfig())
     assert truth == ref_truth and corpus.df["doc_id"].tolist() == ref.df["doc_id"].tolist()
 
@@ -56,11 +58,13 @@ def test_broken_world_folder_raises(tmp_path, saved_world, monkeypatch):
 
 
 def test_world_regenerated_with_other_knobs():
-    corpus, truth = load_social("world", world={"mode": "flight", "speed": 3, "seed": 1})
+    loaded = load_social("world", world={"mode": "flight", "speed": 3, "seed": 1})
+    corpus, truth = loaded.data, loaded.truth
     ref, ref_truth = generate_social(SocialWorldConfig(mode="flight", speed=3, seed=1))
     assert truth == ref_truth and truth["mode"] == "flight" and len(corpus) == len(ref)
     small = SocialWorldConfig(n_units=12, n_communities=2, n_slices=3)
-    corpus, truth = load_social("world", world=small)
+    loaded = load_social("world", world=small)
+    corpus, truth = loaded.data, loaded.truth
     assert len(corpus.units) == 12 and corpus.slices == [0, 1, 2]
     with pytest.raises(DataError, match="never regenerated"):
         load_social("world:some/dir", world={"mode": "flight"})
@@ -72,12 +76,13 @@ def test_world_regenerated_with_other_knobs():
 
 def test_acl_from_a_folder_and_from_shared_data(tmp_path, monkeypatch):
     kw = dict(years=[2018, 2019, 2020], min_papers=1, progress=False)
-    corpus, truth = load_social(f"acl:{FIXTURE}", **kw)
+    loaded = load_social(f"acl:{FIXTURE}", **kw)
+    corpus, truth = loaded.data, loaded.truth
     assert truth is None and corpus.units == ["acl", "ws"] and corpus.slices == [2018, 2019, 2020]
     shared = tmp_path / "shared"
     shutil.copytree(FIXTURE, shared / "acl_anthology_xml" / "xml")
     monkeypatch.setenv(ENV_SHARED_DATA, str(shared))
-    again, _ = load_social("acl", **kw)  # no folder: shared/data/acl_anthology_xml/xml
+    again = load_social("acl", **kw).data  # no folder: shared/data/acl_anthology_xml/xml
     assert again.df["doc_id"].tolist() == corpus.df["doc_id"].tolist()
     with pytest.raises(DataError, match="does not exist"):
         load_social(f"acl:{tmp_path / 'nope'}", **kw)
@@ -88,7 +93,8 @@ def test_acl_from_a_folder_and_from_shared_data(tmp_path, monkeypatch):
 def test_csv_and_bad_specs(tmp_path):
     pd.DataFrame({"unit": ["a", "b"], "time": [1, 2], "text": ["x y", "y z"]}).to_csv(tmp_path / "d.csv", index=False)
     pd.DataFrame({"source": ["a"], "target": ["b"]}).to_csv(tmp_path / "e.csv", index=False)
-    corpus, truth = load_social(f"csv:{tmp_path / 'd.csv'},{tmp_path / 'e.csv'}")
+    loaded = load_social(f"csv:{tmp_path / 'd.csv'},{tmp_path / 'e.csv'}")
+    corpus, truth = loaded.data, loaded.truth
     assert truth is None and corpus.units == ["a", "b"] and corpus.graph.has_edge("a", "b")
     with pytest.raises(DataError, match="csv:DOCS.csv,EDGES.csv"):
         load_social(f"csv:{tmp_path / 'd.csv'}")
@@ -100,7 +106,7 @@ def test_csv_reads_na_and_null_as_written_and_only_a_blank_cell_as_missing(tmp_p
     """A unit called "NA" (a venue, a region) and a text "null" are data, not missing values."""
     (tmp_path / "d.csv").write_text("unit,time,text\nNA,2020,a cloud server\nb,2020,null\nb,2021,None\n")
     (tmp_path / "e.csv").write_text("source,target\nNA,b\n")
-    corpus, _ = load_social(f"csv:{tmp_path / 'd.csv'},{tmp_path / 'e.csv'}")
+    corpus = load_social(f"csv:{tmp_path / 'd.csv'},{tmp_path / 'e.csv'}").data
     assert corpus.units == ["NA", "b"] and corpus.graph.has_edge("NA", "b")
     assert corpus.df["text"].tolist() == ["a cloud server", "null", "None"] and corpus.df["time"].tolist() == [2020] * 2 + [2021]
     (tmp_path / "d.csv").write_text("unit,time,text\nNA,2020,a cloud\n,2020,rain\n")

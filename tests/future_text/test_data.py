@@ -11,7 +11,7 @@ import pytest
 from tempo_analysis.data import locations
 from tempo_analysis.data.errors import DataError
 from tempo_analysis.data.loaders.acl_abstracts import ACL_SPLIT, load_acl_abstracts
-from tempo_analysis.data.specs import load_yearly
+from tempo_analysis.resolve import load_yearly
 from tempo_analysis.data.yearly import yearly_frame
 from tempo_analysis.future_text.splits import default_split, select_years, split_years, subsample_per_year
 
@@ -54,7 +54,8 @@ def test_split_and_defaults():
 def test_csv_spec(tmp_path):
     p = tmp_path / "t.csv"
     pd.DataFrame({"year": [2000, 2001], "text": ["x y", "z w"]}).to_csv(p, index=False)
-    frame, truth = load_yearly(f"csv:{p}")
+    loaded = load_yearly(f"csv:{p}")
+    frame, truth = loaded.data, loaded.truth
     assert len(frame) == 2 and truth is None
     with pytest.raises(DataError, match=r"not understood.*world\[:DIR\], acl"):
         load_yearly("parquet:x")
@@ -63,7 +64,8 @@ def test_csv_spec(tmp_path):
 
 
 def test_world_spec_reads_the_committed_world_with_its_trend_truth():
-    frame, truth = load_yearly("world")
+    loaded = load_yearly("world")
+    frame, truth = loaded.data, loaded.truth
     assert list(frame.columns) == ["doc_id", "year", "text"] and frame["year"].dtype.kind == "i"
     assert frame["year"].is_monotonic_increasing and frame["year"].nunique() >= 4
     assert {"word", "year", "rate", "doc_share"} <= set(truth.columns)
@@ -72,8 +74,10 @@ def test_world_spec_reads_the_committed_world_with_its_trend_truth():
 def test_world_spec_generates_in_memory_when_no_world_is_on_disk(tmp_path, monkeypatch):
     monkeypatch.setenv(locations.ENV_DATA, str(tmp_path))
     with pytest.warns(UserWarning, match="generating the default world"):
-        frame, truth = load_yearly("world")
-    committed, committed_truth = load_yearly(f"world:{locations.project_root() / 'data' / 'world'}")
+        loaded = load_yearly("world")
+        frame, truth = loaded.data, loaded.truth
+    loaded = load_yearly(f"world:{locations.project_root() / 'data' / 'world'}")
+    committed, committed_truth = loaded.data, loaded.truth
     pd.testing.assert_frame_equal(frame, committed)                   # the same seeded documents
     assert len(truth) == len(committed_truth)
 
@@ -96,12 +100,13 @@ def test_acl_spec_finds_the_shared_folders_or_takes_given_ones(tmp_path, monkeyp
     c = "Pretraining transformers on unlabeled text helps every downstream task we tried here."
     (xml_dir / "2020.acl.xml").write_text(XML.format(cid="2020.acl", year=2020, papers=PAPER.format(i=1, a=c)))
     monkeypatch.setenv(locations.ENV_SHARED_DATA, str(tmp_path))
-    frame, truth = load_yearly("acl")                                  # no folders: shared/data
+    loaded = load_yearly("acl")
+    frame, truth = loaded.data, loaded.truth            # no folders: shared/data
     assert frame["year"].tolist() == [2019, 2020] and truth is None
-    given, _ = load_yearly(f"acl:{abs_dir},{xml_dir}")
+    given = load_yearly(f"acl:{abs_dir},{xml_dir}").data
     pd.testing.assert_frame_equal(given, frame)
     with pytest.warns(UserWarning, match="no xml_dir"):                 # abstracts only: no XML fill
-        only, _ = load_yearly(f"acl:{abs_dir}")
+        only = load_yearly(f"acl:{abs_dir}").data
     assert only["year"].tolist() == [2019]
     with pytest.raises(DataError, match="does not exist"):
         load_yearly(f"acl:{tmp_path / 'nope'}")
@@ -166,7 +171,7 @@ def test_the_cumulative_2000_bucket_is_recorded_and_a_training_split_over_it_war
     and a split that trains on it warns, naming --first-year 2003 (ACL_SPLIT)."""
     _acl_years(tmp_path / "abs", range(2000, 2006))
     with pytest.warns(UserWarning, match="no xml_dir"):
-        frame, _ = load_yearly(f"acl:{tmp_path / 'abs'}")
+        frame = load_yearly(f"acl:{tmp_path / 'abs'}").data
     assert frame.attrs["cumulative_years"] == [2000] and sorted(set(frame["year"])) == list(range(2000, 2006))
     with pytest.warns(UserWarning, match=r"train years \(2000, 2003\) include \[2000\].*cumulative.*papers_2000\.txt"
                                          r".*--first-year 2003"):

@@ -279,7 +279,7 @@ def test_diffusion_notebook_records_dcwe_beside_its_control(notebook_runs):
 @pytest.mark.slow
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="known: at notebook 03's defaults DCWE is 0.2% below CWE on the whole text (5.5% on the "
-                          "companions), not 5% (docs/results/diffusion/README.md), and the trained DCWE's map "
+                          "companions), not 5% (the diffusion results log), and the trained DCWE's map "
                           "recovers no mode; even with the planted adoption bits as its social vector DCWE is "
                           "only 1.1% below CWE at this budget")
 def test_diffusion_notebook_records_that_unit_and_time_matter(notebook_runs):

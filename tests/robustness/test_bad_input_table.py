@@ -30,7 +30,7 @@ from tempo_analysis.data.loaders.pseudoword import read_sources
 from tempo_analysis.data.loaders.rumoureval import load_rumoureval
 from tempo_analysis.data.loaders.semeval import load_semeval
 
-from tempo_analysis.data.specs import load_timelines as load_timelines_spec
+from tempo_analysis.resolve import load_timelines as load_timelines_spec
 from tempo_analysis.data.timelines import check_labels_seen
 from tempo_analysis.evaluation.classification import cross_validate, timeline_folds
 from tempo_analysis.stream.baselines import PriorRandomClassifier
@@ -73,7 +73,7 @@ JSONL_OK = ('{"timeline_id": "a", "post_id": "1", "timestamp": 1, "text": "hi"}\
 
 
 def load_spec(path, time_unit="s", kind="csv"):
-    return load_timelines_spec(f"{kind}:{path}", time_unit=time_unit)
+    return load_timelines_spec(f"{kind}:{path}", time_unit=time_unit).data
 
 
 def docs(**cols) -> pd.DataFrame:
@@ -374,8 +374,8 @@ def nltk_folder(t, book: bytes = b"The cell of the old monk was cold.", house: i
 
 
 def nltk_spec(t, spec: str = "nltk:{t}", **folder):
-    from tempo_analysis.data.specs import load_change_data
-    return load_change_data(spec.format(t=nltk_folder(t, **folder)))
+    from tempo_analysis.resolve import load_change_data
+    return load_change_data(spec.format(t=nltk_folder(t, **folder))).data
 
 
 def rumoureval_without_structure(t):
@@ -403,20 +403,20 @@ def acl_social_small_venue(t):
 
 
 def acl_train_over_2000(t):
-    from tempo_analysis.data.specs import load_yearly
+    from tempo_analysis.resolve import load_yearly
     from tempo_analysis.future_text.splits import split_years
     for y in range(2000, 2006):
         write(t, f"papers_{y}.txt", f"An abstract of {y} about parsing text with a large corpus of sentences.\n")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")                   # "no xml_dir" (2018, 2020, 2021 absent): another row
-        frame = load_yearly(f"acl:{t}")[0]
+        frame = load_yearly(f"acl:{t}").data
     return split_years(frame, 2004, 2005)
 
 
 def yearly_csv(t, body: str):
-    from tempo_analysis.data.specs import load_yearly
+    from tempo_analysis.resolve import load_yearly
     path = write(t, "y.csv", "doc_id,year,text\n" + body)
-    return load_yearly(f"csv:{path}")[0]
+    return load_yearly(f"csv:{path}").data
 
 
 LOADERS = [

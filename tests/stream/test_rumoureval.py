@@ -115,7 +115,7 @@ def test_real_archive_has_no_thread_without_structure_json():
 
 
 def test_order_only_reading_keeps_a_thread_with_a_single_post(tmp_path):
-    from tempo_analysis.data.specs import load_timelines
+    from tempo_analysis.resolve import load_timelines
 
     one = tmp_path / "test" / "300"                     # a source tweet no one replied to
     _tweet(one / "source-tweet", "300", "lonely claim", "Fri Aug 15 10:00:00 +0000 2014")
@@ -127,7 +127,7 @@ def test_order_only_reading_keeps_a_thread_with_a_single_post(tmp_path):
     (tmp_path / "test-annotations").mkdir()
     (tmp_path / "test-annotations" / "subtaskA.json").write_text(json.dumps({"300": "comment", "400": "comment",
                                                                             "401": "support"}))
-    timed = load_timelines(f"rumoureval2017:{tmp_path}")
-    order = load_timelines(f"rumoureval2017:{tmp_path}", time_unit="position")
+    timed = load_timelines(f"rumoureval2017:{tmp_path}").data
+    order = load_timelines(f"rumoureval2017:{tmp_path}", time_unit="position").data
     assert order.timeline_ids == timed.timeline_ids == ["300", "400"]
     assert order.df["seconds"].tolist() == [0.0, 0.0, 1.0]
