@@ -36,7 +36,8 @@
 # bias variants also their temporal bias and α. So the all-years baseline is the time-blind control of the same LM and adaptation, and
 # any difference is the bias's. (`LM = "tiny"` trains a small GPT-2 from scratch instead; online
 # any Hugging Face causal LM name works.) Everything goes through one object, `FutureTextModel`
-# (`future_text/pipeline.py`): `fit`, `score`, `generate`, `visualize_*`. Method page:
+# (`future_text/estimator.py`), built from the `"notebook"` preset of `future_text/config.py`:
+# `fit`, `score`, `generate`, `visualize_*`. Method page:
 # `docs/methods/future_text.md`.
 #
 # Time: about 4 minutes on an idle 2-core CPU with an empty cache, most of it SmolLM2 reading the
@@ -49,10 +50,10 @@ import dataclasses
 import torch
 from IPython.display import display
 
+from tempo_analysis import FutureTextModel
 from tempo_analysis.data.digest import frame_digest
 from tempo_analysis.figures.future_text import side_by_side
-from tempo_analysis.future_text.pipeline import FutureTextModel, default_settings
-from tempo_analysis.future_text.settings import FEATURE_KIND
+from tempo_analysis.future_text.config import FEATURE_KIND
 from tempo_analysis.future_text.splits import select_years
 from tempo_analysis.future_text.whatif import bias_by_factor, copy_rate, trend_response
 from tempo_analysis.notebook import cached, record_summary
@@ -64,13 +65,13 @@ DATA = "world"  # "world"; "acl": the real ACL abstracts in shared/data (train 2
 LM = "default"  # "default": embedded SmolLM2-135M (frozen); "tiny": small GPT-2 trained here; or an HF name / folder
 MAX_DOCS_PER_YEAR = 20  # seeded subset per year (the CPU budget: SmolLM2 reads ~250 tokens/s); None = all
 FIRST_YEAR = None  # first training year (None; with "acl": the paper's 2003)
-VARIANTS = ["baseline", "last-n", "freq", "context", "context2"]  # + "freq-nolstm"; last-n = n in (2, 3)
 WORDS = ["transformer", "pretraining", "prompting", "kernel", "lexicon"]  # words to follow
 INJECT = ["kernel", "lexicon"]  # falling words the what-if makes rise
 N_TEXTS = 2  # generated texts per model (content METEOR, copy rate, side-by-side view)
 N_WHATIF = 96  # texts sampled with and without the injected trend (no beams, half length, as the widgets)
 SEED = 0
-SETTINGS = {}  # overrides of default_settings(), e.g. {"alpha_search": "grid", "finetune_steps": 300}
+SETTINGS = {}  # overrides of the "notebook" preset, e.g. {"alpha_search": "grid", "finetune_steps": 300}
+# (its models: baseline, last-n with n = 2 and 3, freq, context, context2; "variants" adds "freq-nolstm")
 TORCH_THREADS = 1  # one thread: kind to a shared 2-core box (2 is faster on an idle one)
 
 # %%
@@ -80,7 +81,7 @@ if DATA.split(":")[0] == "acl":  # the ACL setting on a CPU: the paper's years, 
 loaded = load_yearly(DATA)
 corpus, truth = loaded.data, loaded.truth
 frame = select_years(corpus, FIRST_YEAR, MAX_DOCS_PER_YEAR, SEED)  # what the LM reads (its CPU budget)
-settings = default_settings(lm=LM, seed=SEED, **SETTINGS)
+future = FutureTextModel("notebook", lm=LM, seed=SEED, **SETTINGS)  # checked and trained by fit() below
 frame.groupby("year").size().rename("documents").to_frame().T
 
 # %% [markdown]
@@ -107,23 +108,27 @@ if truth is not None:
 # documents a year give counts so noisy that the frequency model learns to trust them little.
 
 # %%
-# the cache key holds the data's contents too: an edited csv:FILE or a regenerated world is trained on afresh
+def fit_and_score(model):
+    model.fit(frame, history=corpus)
+    # one row per model; N_TEXTS texts each for content METEOR, in the paper's decoding with the length of
+    # the median abstract (model.generation_settings()); kept in results_ and generated_
+    model.score(meteor_texts=N_TEXTS)
+    return model
+
+
+# memoised (a Run All after `make demo` reads the saved model); the cache key holds the data's contents
+# too: an edited csv:FILE or a regenerated world is trained on afresh
 params = {"data": DATA, "data_fingerprint": [frame_digest(df, ["year", "text"]) for df in (frame, corpus)],
-          "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "variants": VARIANTS, "history": "corpus",
-          "settings": settings.to_dict()}
-future = cached("04_future_text", params, lambda: FutureTextModel(settings, variants=VARIANTS).fit(frame, history=corpus),
-                save=lambda fitted, folder: fitted.save(folder), load=FutureTextModel.load)
+          "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "history": "corpus", "meteor_texts": N_TEXTS,
+          "settings": future.get_config().to_dict()}
+future = cached("04_future_text", params, lambda: fit_and_score(future), save=FutureTextModel.save,
+                load=FutureTextModel.load)
 print(f"{len(frame)} documents, {frame['year'].min()}-{frame['year'].max()}; train {future.train_years_[0]}-"
       f"{future.train_years_[-1]}, dev {future.dev_year_}, test {future.test_year_}; LM vocabulary "
       f"{len(future.tokenizer_)}, {len(future.token_ids_)} tokens seen in the history")
 gen_settings = future.generation_settings()  # the paper's decoding, length = the median abstract
 print(gen_settings)
-# scoring generates N_TEXTS texts per model: memoised like the training (a Run All after `make demo` reads it)
-scored = cached("04_future_text-score", {**params, "meteor_texts": N_TEXTS, "generation": gen_settings.to_dict()},
-                lambda: {"results": future.score(meteor_texts=N_TEXTS, generation=gen_settings),
-                         "generated": future.generated_})
-results = future.results_ = scored["results"]
-future.generated_ = scored["generated"]
+results = future.results_
 future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {future.test_year_}), content perplexity, "
                                "content METEOR (lower ppl is better, higher METEOR is better)").show()
 
@@ -135,7 +140,7 @@ base = results.set_index("model").loc["baseline"]
 gain = 100 * (1 - best["test_content_ppl"] / base["test_content_ppl"])
 print(f"time-blind control (baseline): test content ppl {base['test_content_ppl']:.3f}; best temporal model on dev "
       f"({best['model']}): {best['test_content_ppl']:.3f} ({abs(gain):.1f}% {'below' if gain >= 0 else 'above'} the control)")
-heldout_copy = copy_rate(future.texts_of(future.test_year_), future.train_df_["text"].tolist())
+heldout_copy = copy_rate(future.test_df_["text"].tolist(), future.train_df_["text"].tolist())
 print(f"copy rate (share of generated 8-grams found verbatim in the training texts): "
       f"{results['copy_rate'].max():.3f}; the real test-year texts' own copy rate: {heldout_copy:.3f}")
 
@@ -192,7 +197,7 @@ side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, ti
 # the injected words several times as often in its own texts (`expected_ratio`, about what
 # `prob_ratio` says for the real texts), and the counts (`count_*`, a handful of occurrences)
 # follow. In text where a word is settled several tokens before it appears ("graph kernel"), a push
-# on the word itself could not move it (`docs/results/future_text/` shows that earlier world).
+# on the word itself could not move it (`research/results/future_text/` shows that earlier world).
 
 # %%
 summary = {**future.summary(), "future_text.best_temporal": best["model"],
@@ -258,7 +263,7 @@ from tempo_analysis.future_text.whatif import forecast_bias, word_token
 
 # %% [markdown]
 # ### Exercise 1 · The bias the control never gets
-# `forecast_bias(future.get_model(name), year)` is the bias a model adds to the LM's logits for
+# `forecast_bias(future.models_[name], year)` is the bias a model adds to the LM's logits for
 # `year`, one number per token of the vocabulary; `word_token(future.tokenizer_, word)` is the token
 # that starts `word` in running text. **Predict first**: what bias does the time-blind control
 # (`baseline`) give any word? Would the `freq` model give the rising words more than the falling
@@ -268,7 +273,7 @@ from tempo_analysis.future_text.whatif import forecast_bias, word_token
 test_bias = {"freq": None, "baseline": None}
 ### BEGIN SOLUTION
 for model_name in test_bias:
-    full = forecast_bias(future.get_model(model_name), future.test_year_)
+    full = forecast_bias(future.models_[model_name], future.test_year_)
     test_bias[model_name] = {w: float(full[word_token(future.tokenizer_, w)]) for w in WORDS}
 ### END SOLUTION
 pd.DataFrame(test_bias)
@@ -277,7 +282,7 @@ pd.DataFrame(test_bias)
 check(lambda: test_bias["baseline"] is not None and all(v == 0 for v in test_bias["baseline"].values()),
       "the control adds no bias to any word: it does not know which year it writes for",
       hint="a dict {word: bias} for the baseline model too, read from its forecast_bias at the test year")
-expected = forecast_bias(future.get_model("freq"), future.test_year_)
+expected = forecast_bias(future.models_["freq"], future.test_year_)
 check(lambda: test_bias["freq"] is not None
       and all(abs(test_bias["freq"][w] - expected[word_token(future.tokenizer_, w)]) < 1e-6 for w in WORDS),
       "the freq model's test-year bias for each word", hint="index the bias with word_token(future.tokenizer_, word)")
@@ -292,7 +297,7 @@ check(lambda: min(test_bias["freq"][w] for w in ("transformer", "prompting"))
 # Compute the `freq` model's bias and the control's for *transformer* (rising) and *kernel*
 # (falling) for every year from `future.dev_year_ - 4` to `future.test_year_`, as
 # `{model: {word: {year: bias}}}`. Which way does each word's bias go as the year advances, and is
-# that the way its planted trend goes? (`docs/results/future_text/` says how strongly the trained
+# that the way its planted trend goes? (`research/results/future_text/` says how strongly the trained
 # LSTM follows a trend.)
 
 # %%
@@ -302,7 +307,7 @@ years = range(future.dev_year_ - 4, future.test_year_ + 1)
 bias_by_year = {m: {w: {} for w in ("transformer", "kernel")} for m in ("freq", "baseline")}
 for model_name, by_word in bias_by_year.items():
     for year in years:
-        full = forecast_bias(future.get_model(model_name), year)
+        full = forecast_bias(future.models_[model_name], year)
         for w in by_word:
             by_word[w][year] = float(full[word_token(future.tokenizer_, w)])
 ### END SOLUTION
@@ -313,7 +318,7 @@ years = list(range(future.dev_year_ - 4, future.test_year_ + 1))
 check(lambda: bias_by_year is not None and all(sorted(bias_by_year[m][w]) == years for m in ("freq", "baseline")
                                                for w in ("transformer", "kernel")),
       f"a bias for every year {years[0]}-{years[-1]}, for both models and both words", hint="one forecast_bias(...) per year")
-check(lambda: all(abs(bias_by_year["freq"]["transformer"][y] - forecast_bias(future.get_model("freq"), y)[
+check(lambda: all(abs(bias_by_year["freq"]["transformer"][y] - forecast_bias(future.models_["freq"], y)[
                   word_token(future.tokenizer_, "transformer")]) < 1e-6 for y in years),
       "the freq model's bias per year")
 check(lambda: all(v == 0 for w in ("transformer", "kernel") for v in bias_by_year["baseline"][w].values()),

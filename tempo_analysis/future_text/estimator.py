@@ -219,7 +219,7 @@ class FutureTextModel(Estimator):
         self.context_table_ = None
         self.models_: dict[str, FutureLM] = {}
         self.histories_: dict[str, dict] = {}
-        self.results_ = None
+        self.results_, self.generated_ = None, {}
         self._content = content_mask(self.tokenizer_)
         # the frozen LM's states of every document (frame_ rows), and the S-dependent terms
         self._frame_rows = {y: np.flatnonzero(self.frame_["year"].to_numpy() == y) for y in set(self.frame_["year"])}
@@ -498,7 +498,7 @@ class FutureTextModel(Estimator):
         yearly frame), the tokenizer files, ``frequency_table.safetensors`` (+ ``context_table.safetensors``),
         ``models/<name>/`` (each variant without the frozen LM: config.json + head.safetensors),
         ``base_lm/`` (the "tiny" LM trained here), ``trend_truth.csv`` (planted world), ``results.csv``
-        after ``score``."""
+        after ``score`` and ``generated.json`` (its texts) after ``score(meteor_texts=N)``."""
         write_run(self, folder)
 
     def _load_fitted(self, folder: Path) -> None:

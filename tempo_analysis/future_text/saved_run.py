@@ -51,6 +51,8 @@ def write_run(fitted, d: Path) -> None:
         fitted.trend_truth_.to_csv(d / "trend_truth.csv", index=False)
     if fitted.results_ is not None:
         fitted.results_.to_csv(d / "results.csv", index=False)
+    if getattr(fitted, "generated_", None):
+        (d / "generated.json").write_text(json.dumps(fitted.generated_, indent=1))
     (d / META).write_text(json.dumps(meta, indent=2))
 
 
@@ -95,6 +97,8 @@ def read_run(fitted, directory, *, lm_given: bool = False) -> None:
                            if truth.is_file() else None)
     results = d / "results.csv"
     fitted.results_ = pd.read_csv(results) if results.is_file() else None
+    generated = d / "generated.json"
+    fitted.generated_ = json.loads(generated.read_text()) if generated.is_file() else {}
 
 
 def local_lm_path(name) -> str | None:

@@ -76,6 +76,7 @@ def test_save_and_load_roundtrip(exp, tmp_path):
     assert (back.dev_year_, back.test_year_) == (exp.dev_year_, exp.test_year_)
     pd.testing.assert_frame_equal(back.frame_, exp.frame_)
     pd.testing.assert_frame_equal(back.results_, exp.results_)
+    assert back.generated_ == exp.generated_ and len(exp.generated_["freq"]) == 2   # score's texts too
     assert back.freq_table_.fingerprint == exp.freq_table_.fingerprint and len(back.tokenizer_) == len(exp.tokenizer_)
     assert back.base_ is not None and back.config_ == exp.config_
     assert back.model_ is back.models_["baseline"] and back.history_ == exp.history_ == exp.histories_["baseline"]
