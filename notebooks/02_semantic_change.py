@@ -56,18 +56,17 @@ from tempo_analysis.encoders import load_encoder
 from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.notebook import record_summary
 from tempo_analysis.resolve import load_change_data
-from tempo_analysis.semantic_change import NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config
-from tempo_analysis.semantic_change.ranker import time_ablation, time_effect
-from tempo_analysis.semantic_change.study import recorded_study, seed_spread
+from tempo_analysis.semantic_change import (NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config,
+                                            recorded_study, seed_spread, time_ablation, time_effect)
 from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_probe, word_explorer
 
 # %% tags=["parameters"]
 DATA = "world"  # or "pseudoword" (real text, graded truth: shared/data), "nltk" (gutenberg vs brown), "semeval:DIR", "dwug:DIR"
 METHODS = list(NOTEBOOK_METHODS)  # plain, no-time, temporal-attention, time-token, both; add "scaled-linear", "scaled-exp", "scaled-doc"
 SCORERS = ["cosine", "prt", "apd-within"]  # also "apd", "jsd"
-SAMPLES = None  # usages per word and period (None: notebook default, 30)
-LAYERS = None  # the last h layers (an int), or hidden-state indices: a list or a range such as "2-4" (None: default)
-TRAIN_EPOCHS = None  # MLM post-training epochs (None: the notebook default, 1; 0 = no post-training)
+SAMPLES = None  # usages per word and period (None: the notebook preset's, 30)
+LAYERS = None  # the last h layers (an int), or hidden-state indices: a list or a range such as "2-4" (None: the preset's, 4)
+TRAIN_EPOCHS = None  # MLM post-training epochs (None: the notebook preset's, 1; 0 = no post-training)
 MAX_SENTENCES = None  # seeded cap on sentences per period for big corpora (e.g. 3000 for nltk)
 TARGETS = None  # semeval, dwug, nltk: a subset of target words, e.g. ["cell", "house"] (world: all 19)
 WORD = None  # the word to explore (None: "cell" when it is a target, else the top-ranked word)
@@ -80,8 +79,8 @@ SEED = 0
 
 # %%
 data = load_change_data(DATA, seed=SEED, max_sentences_per_period=MAX_SENTENCES, targets=TARGETS).data
-overrides = {k: v for k, v in {"samples": SAMPLES, "layers": LAYERS, "seed": SEED}.items() if v is not None}
-configs = {m: notebook_config(m, data=DATA, train_epochs=TRAIN_EPOCHS, **overrides) for m in METHODS}
+configs = {m: notebook_config(m, data=DATA, train_epochs=TRAIN_EPOCHS, samples=SAMPLES, layers=LAYERS, seed=SEED)
+           for m in METHODS}
 print(f"{data.name}: {len(data.corpus)} sentences in periods {data.periods}; {len(data.targets)} targets; "
       f"comparing {data.compared[0]!r} with {data.compared[-1]!r}")
 for note in data.notes:
@@ -132,30 +131,26 @@ print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
 # **One seed is one draw.** Nineteen words give a noisy Spearman, and a short post-training lands
 # differently from seed to seed (`SEED` reseeds the new time parameters, the masks and the order).
 # The recorded seed study fits each method on this same world at these same settings with model
-# seeds 0–4 (`docs/results/semantic_change/world_seeds.json`, with the command that reproduces it):
+# seeds 0–4 (it ships with the library; the table's `attrs` hold the command that reproduces it):
 # read the mean and the spread, not one run. The time-blind control scores 0 at every seed: it reads
 # the same probes in both periods.
 
 # %%
 spread = seed_spread()
-if spread is not None:
-    display(spread.round(3))
-else:
-    print("no recorded seed study found (docs/results/semantic_change/world_seeds.json)")
+display(spread.round(3))
+print("recorded with:", spread.attrs["command"])
 
 # %% [markdown]
 # On real text the same comparison runs on the **pseudoword benchmark** (`DATA = "pseudoword"`):
 # documents of Brown, Gutenberg, State of the Union, Inaugural and ACL abstracts split into two
 # periods at random, then a share *p* of a target's later usages replaced by a donor word's
 # sentences (the truth is *p*). It takes about 20 minutes per trained method on a 2-core CPU, so
-# here we show the recorded run (`docs/results/semantic_change/`, with the command that reproduces it):
+# here we show the recorded run (shipped with the library, with the command that reproduces it):
 
 # %%
 study = recorded_study()
-if study is not None:
-    display(study.round(3))
-else:
-    print("no recorded pseudoword study found (docs/results/semantic_change/pseudoword_study.json)")
+display(study.round(3))
+print("recorded with:", study.attrs["command"])
 
 # %% [markdown]
 # ## The ranking against the truth
@@ -165,7 +160,7 @@ else:
 
 # %%
 if data.truth is not None and "graded" in data.truth:
-    display(main.visualize_ranking(title=f"{main_method} · {main.config.scorer}"))
+    display(main.visualize_ranking(title=f"{main_method} · {main.config_.scorer}"))
 else:
     display(main.visualize_scores(title=f"{main_method}: change scores (no truth for this data)"))
 display(main.scores_.head(10))
@@ -247,18 +242,16 @@ if data.name == "world":
         summary[f"semantic_change.{row.method}.spearman_ci_high"] = round(row.ci_high, 4)
         summary[f"semantic_change.{row.method}.pearson"] = round(row.pearson, 4)
     summary["semantic_change.time_effect"] = round(effect, 4)
-    if study is not None:
-        for row in study.itertuples():
-            summary[f"semantic_change.pseudoword.{row.method}.spearman"] = round(row.spearman, 4)
-        summary["semantic_change.pseudoword.time_effect"] = round(time_effect(study), 4)
-    if spread is not None:
-        for row in spread.itertuples():
-            summary[f"semantic_change.seeds.{row.method}.mean"] = round(row.mean, 4)
-            summary[f"semantic_change.seeds.{row.method}.std"] = round(row.std, 4)
-            summary[f"semantic_change.seeds.{row.method}.min"] = round(row.min, 4)
-    summary["semantic_change.settings.samples"] = main.config.samples
-    summary["semantic_change.settings.layers"] = str(main.config.layers)
-    summary["semantic_change.settings.scorer"] = main.config.scorer
+    for row in study.itertuples():
+        summary[f"semantic_change.pseudoword.{row.method}.spearman"] = round(row.spearman, 4)
+    summary["semantic_change.pseudoword.time_effect"] = round(time_effect(study), 4)
+    for row in spread.itertuples():
+        summary[f"semantic_change.seeds.{row.method}.mean"] = round(row.mean, 4)
+        summary[f"semantic_change.seeds.{row.method}.std"] = round(row.std, 4)
+        summary[f"semantic_change.seeds.{row.method}.min"] = round(row.min, 4)
+    summary["semantic_change.settings.samples"] = main.config_.samples
+    summary["semantic_change.settings.layers"] = str(main.config_.layers)
+    summary["semantic_change.settings.scorer"] = main.config_.scorer
     record_summary(summary, notebook="02_semantic_change")
 pd.Series(summary, dtype=object)
 

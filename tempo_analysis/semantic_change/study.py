@@ -32,11 +32,20 @@ def recorded(name: str) -> dict:
     return json.loads(resources.files("tempo_analysis").joinpath("assets", "recorded", name).read_text("utf-8"))
 
 
-def _runs(path, default: str) -> list | None:
+def _read(path, default: str) -> dict | None:
     if path is None:
-        return recorded(default)["runs"]
+        return recorded(default)
     path = Path(path)
-    return json.loads(path.read_text())["runs"] if path.is_file() else None
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _table(rows: list, study: dict) -> pd.DataFrame | None:
+    """The rows as a frame whose ``attrs`` say how the study was made (``command``, ``machine``, ``wall_s``)."""
+    if not rows:
+        return None
+    out = pd.DataFrame(rows)
+    out.attrs.update({k: study[k] for k in ("command", "machine", "wall_s") if k in study})
+    return out
 
 
 def _sees_time(method: str) -> bool:
@@ -46,10 +55,12 @@ def _sees_time(method: str) -> bool:
 def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int | None = None) -> pd.DataFrame | None:
     """method, sees_time, spearman, ci_low, ci_high, pearson, scorer, layers, zscore, wall_s of the recorded
     pseudoword study (or the study file ``path``) at data seed ``data_seed`` and model seed ``model_seed``
-    (None: the first the file holds); None when a ``path`` given is absent."""
-    runs = _runs(path, STUDY_FILE)
-    if runs is None:
+    (None: the first the file holds); None when a ``path`` given is absent. ``attrs``: the file's
+    ``command``, ``machine`` and ``wall_s``."""
+    study = _read(path, STUDY_FILE)
+    if study is None:
         return None
+    runs = study["runs"]
     if data_seed is None and runs:
         data_seed = runs[0]["data_seed"]
     if model_seed is None and runs:
@@ -64,17 +75,18 @@ def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int |
                      "ci_high": m.get("spearman_ci_high"), "pearson": m.get("pearson"),
                      "scorer": r.get("scorer", ""), "layers": str(r.get("layers", "")),
                      "zscore": r.get("zscore"), "wall_s": r.get("wall_s")})   # None: no vectors to z-score
-    return pd.DataFrame(rows) if rows else None
+    return _table(rows, study)
 
 
 def seed_spread(path=None, *, data_seed: int | None = None) -> pd.DataFrame | None:
     """One row per method of a study run at several model seeds (default: the recorded world seed study) on
     one data seed (None: the first the file holds): method, sees_time, seeds, mean, std (n - 1), min, max
     and the per-seed Spearman (``by_seed``, in seed order). The frequency baseline has no model seed
-    and is left out. None when a ``path`` given is absent."""
-    runs = _runs(path, WORLD_SEEDS_FILE)
-    if runs is None:
+    and is left out. None when a ``path`` given is absent. ``attrs``: as :func:`recorded_study`'s."""
+    study = _read(path, WORLD_SEEDS_FILE)
+    if study is None:
         return None
+    runs = study["runs"]
     if data_seed is None and runs:
         data_seed = runs[0]["data_seed"]
     per = {}
@@ -88,4 +100,4 @@ def seed_spread(path=None, *, data_seed: int | None = None) -> pd.DataFrame | No
         rows.append({"method": method, "sees_time": _sees_time(method), "seeds": len(values),
                      "mean": values.mean(), "std": values.std() if len(values) > 1 else float("nan"),
                      "min": values.min(), "max": values.max(), "by_seed": [round(v, 3) for v in values]})
-    return pd.DataFrame(rows) if rows else None
+    return _table(rows, study)

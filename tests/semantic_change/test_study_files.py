@@ -78,3 +78,19 @@ def test_the_first_run_in_the_file_picks_the_data_seed_and_a_run_without_a_model
     assert t.loc["temporal-attention", "by_seed"] == [0.9, 0.123]             # seed 0 first; 3 decimals
     assert math.isnan(t.loc["plain", "std"]) and math.isclose(t.loc["temporal-attention", "std"], 0.5491,
                                                                abs_tol=1e-4)
+
+
+def test_the_packaged_studies_say_how_they_were_made_and_hold_what_notebook_02_shows():
+    """The two recorded studies ship with the package (assets/recorded), each with the command that
+    regenerates it; their numbers are the recorded runs' (the time ablation at data seed 2, five model
+    seeds on the world)."""
+    study, spread = recorded_study(), seed_spread()
+    for table, data in ((study, "--data pseudoword"), (spread, "--data world --config notebook")):
+        assert table.attrs["command"].startswith("OMP_NUM_THREADS=1 python research/scripts/semantic_change_study.py")
+        assert data in table.attrs["command"] and table.attrs["machine"] and table.attrs["wall_s"] > 0
+    s = study.set_index("method")
+    assert list(s.index) == ["frequency", "plain", "no-time", "temporal-attention", "time-token", "both"]
+    assert round(s.loc["temporal-attention", "spearman"], 3) == 0.698 and round(s.loc["no-time", "spearman"], 3) == 0.702
+    t = spread.set_index("method")
+    assert t.loc["temporal-attention", "by_seed"] == [0.515, 0.292, -0.151, -0.277, 0.538]
+    assert t.loc["plain", "by_seed"] == [0.0] * 5 and set(t["seeds"]) == {5}
