@@ -20,8 +20,9 @@ What it does, in order:
 7. ``precision="bf16"``: the encoder's matrix products run under bfloat16 autocast (pooling and
    the returned vectors stay float32). On CPUs with AVX512-BF16 or AMX this is about 2x faster; the
    vectors move by about 1e-2 relative, which leaves rankings practically unchanged (measured in
-   docs/results/semantic_change/extraction.md). The default stays ``"fp32"``: exact and the same
-   on every machine.
+   research/results/semantic_change/extraction.md). This function's default stays ``"fp32"``: exact
+   and the same on every machine; a ranking's ``RankConfig.precision`` is ``"auto"`` (bf16 only where
+   the device has it natively).
 
 Models: ``TemporalAttentionForMaskedLM`` / ``TemporalAttentionModel`` (take ``time``), or any HF
 encoder returning ``hidden_states``. ``layers=None`` keeps every hidden state (index 0 = the
