@@ -50,7 +50,8 @@ import ipywidgets as widgets
 import pandas as pd
 from IPython.display import display
 
-from tempo_analysis.diffusion import DiffusionMapper, DiffusionTrainConfig
+from tempo_analysis.diffusion import DiffusionMapper
+from tempo_analysis.diffusion.config import preset
 from tempo_analysis.diffusion.evaluate import offset_ratio, sigma_precision_at_k, without_offsets
 from tempo_analysis.diffusion.report import prediction_map
 from tempo_analysis.notebook import cached, record_summary
@@ -62,17 +63,7 @@ DATA = "world"  # "world" (planted truth), "acl" (ACL Anthology XML venue networ
 ACL_YEARS = (2017, 2018, 2019, 2020)
 ACL_MAX_DOCS = 20  # abstracts sampled per (venue, year)
 ENCODER = "default"  # all-MiniLM-L6-v2 (embedded); any HF name or local path
-EPOCHS = 10
-MAX_STEPS = 40  # optimiser steps per model, the same budget for every model (CPU-sized)
-LAMBDA_W = 1.0  # random-walk prior (paper: 100; the planted senses flip within one slice)
-DYNAMIC_LR = 1e-3  # learning rate of the GATs and offset FFNs
-LR = 1e-4  # encoder body and MLM head
-HEAD_WARMUP_STEPS = "auto"  # MLM-head steps with the body frozen ("auto": only if the head is fresh)
-SHARED_WARMUP_STEPS = 80  # plain-MLM steps on the training text that EVERY model starts from (before they fork)
-SHARED_WARMUP_LR = 1e-3
-MLM_PROBABILITY = 0.3  # training masks (held-out masks: BERT's 15%)
-SLICE_BATCHES = False  # mixed-slice batches: every slice's offset network is updated at every step
-VARIANTS = ("dcwe", "cwe", "sa", "ta")
+CHANGES = {}  # changes to the notebook preset's training settings, e.g. {"max_steps": 10}
 FLIGHT_WORLD = True  # also train DCWE and CWE on the flight world (same budget) and read its mode
 WORD = None  # None: the planted word ("cloud"); otherwise default "network"
 ANCHOR = None  # None: the planted anchor ("server"); otherwise default "neural"
@@ -100,21 +91,25 @@ if truth is not None:
 # %% [markdown]
 # ## Train DCWE and the comparison models
 # All start from the same encoder: first a short plain masked-LM fine-tuning on the training text
-# (`SHARED_WARMUP_STEPS`), shared by every model, so that each knows the world's words and which
-# companions go with which word before the models fork. Then each trains on the same 70% split
+# (`shared_warmup_steps` in the settings below), shared by every model, so that each knows the
+# world's words and which companions go with which word before the models fork. Then each trains on the same 70% split
 # with the same number of steps and seed:
 # **DCWE**; **CWE**, the plain fine-tuned encoder (time- and unit-blind); **SA** (social ablation:
 # time-specific offsets from the word alone); **TA** (temporal ablation: one GAT and one FFN for
 # all slices). The held-out perplexity uses the same masked tokens for every model. Lower is better.
+#
+# The training settings are the library's notebook preset, `preset("notebook")` (the command line
+# trains the same with the options in `tempo-analysis diffusion --help`): at most 40 optimiser steps
+# per model (the same budget for every model, CPU-sized), learning rates 1e-4 for the encoder and
+# 1e-3 for the GATs and offset networks, a random-walk prior λw = 1 (paper: 100; the planted senses
+# flip within one slice), 80 shared warm-up steps at 1e-3, 30% training masks (held-out masks: BERT's
+# 15%), and batches that mix the slices, so that every slice's offset network learns at every step.
 
 # %%
-cfg = DiffusionTrainConfig(encoder=ENCODER, variants=VARIANTS, epochs=EPOCHS, max_steps=MAX_STEPS, lr=LR,
-                           dynamic_lr=DYNAMIC_LR, lambda_w=LAMBDA_W, head_warmup_steps=HEAD_WARMUP_STEPS,
-                           shared_warmup_steps=SHARED_WARMUP_STEPS, shared_warmup_lr=SHARED_WARMUP_LR,
-                           mlm_probability=MLM_PROBABILITY, slice_batches=SLICE_BATCHES, seed=SEED, progress=False)
+cfg = preset("notebook", encoder=ENCODER, seed=SEED, **CHANGES)
 params = {"data": DATA, "data_fingerprint": corpus.fingerprint(), "acl": [list(ACL_YEARS), ACL_MAX_DOCS],
           **dataclasses.asdict(cfg)}
-mapper = cached("03-train-dcwe", params, lambda: DiffusionMapper(cfg).fit(corpus),
+mapper = cached("03-train-dcwe", params, lambda: DiffusionMapper(cfg).fit(corpus, truth),
                 save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
 ppl = pd.DataFrame({"model": list(mapper.perplexity_), "perplexity": list(mapper.perplexity_.values())})
 display(ppl.round(3))
@@ -142,12 +137,12 @@ if truth is not None:
 
 # %% [markdown]
 # How much could the offsets add at this budget, if the social component were perfect? In a
-# diagnostic run (`scripts/dcwe_dev_compare.py '{"oracle_social": true}'`), DCWE was handed the planted
+# diagnostic run (`research/scripts/dcwe_dev_compare.py '{"oracle_social": true}'`), DCWE was handed the planted
 # adoption bits instead of the GAT's output. At seed 0 it was 1.1% below CWE on the whole text and 10%
 # on the companions, and 0.5% at ten times the steps; at seed 1 it was 3.5% above CWE. With 40 steps the encoder learns only slowly to turn an
 # input offset into another masked word. The companions are also a small share of the masked tokens.
 # So at CPU budgets this world leaves room for a gap of about one per cent
-# (`docs/results/diffusion/README.md`, "A perfect social component").
+# (`research/results/diffusion/README.md`, "A perfect social component").
 
 # %% [markdown]
 # ## Where did the offsets move?
@@ -155,7 +150,7 @@ if truth is not None:
 # σ_sim is its spread over the dev split's contexts. On the planted world the most variable words
 # should be the changing words, and their offsets ‖o‖/‖e‖ larger than the stable words' (the
 # project's targets: precision ≥ 0.8, ratio > 1.2). The lines under the table say whether this run
-# gets there; at the CPU defaults it does not (`docs/results/diffusion/README.md` has the runs).
+# gets there; at the CPU defaults it does not (`research/results/diffusion/README.md` has the runs).
 
 # %%
 top_words, all_sims = mapper.variable_words(top=8)  # contexts of the dev split
@@ -163,7 +158,7 @@ display(top_words[["word", "sigma_sim", "mean_sim", "contexts", "above_context",
                    "below_text"]])
 if truth is not None:
     precision, top_k = sigma_precision_at_k(all_sims, truth["changing_words"])
-    ratio = offset_ratio(mapper.dcwe_, mapper.tokenizer_, truth["changing_words"], truth["stable_words"])
+    ratio = offset_ratio(mapper.model_, mapper.tokenizer_, truth["changing_words"], truth["stable_words"])
     print(f"σ_sim top-{len(top_k)}: {top_k} -> precision {precision:.2f} against the planted changing words "
           f"({'meets' if precision >= 0.8 else 'below'} the 0.8 target)")
     print(f"offset ratio ‖o‖/‖e‖, changing over stable words: {ratio:.2f} "
@@ -188,10 +183,10 @@ if truth is not None:
 # %%
 def read_map(model, corpus, word, anchor):
     return prediction_map(model, mapper.tokenizer_, corpus, word, anchor,
-                          candidates=mapper.dcwe_.dynamic_token_ids)   # the same candidates for every model
+                          candidates=mapper.model_.dynamic_token_ids)   # the same candidates for every model
 
 
-result = read_map(mapper.dcwe_, corpus, WORD, ANCHOR)
+result = read_map(mapper.model_, corpus, WORD, ANCHOR)
 communities = truth["community"] if truth is not None else None  # None: Louvain communities of the graph
 mapper.visualize_network_map(result, seed=SEED, communities=communities, top_words=5).show()
 held = int((result.rhat["rhat"] > 0).sum())
@@ -250,7 +245,7 @@ mapper.visualize_walk_flight(result).show()
 def recovery(mappers: dict, corpora: dict, truths: dict) -> pd.DataFrame:
     rows = []
     for world, m in mappers.items():
-        models = {"dcwe": m.dcwe_, "dcwe, offsets zeroed": without_offsets(m.dcwe_), "cwe": m.model("cwe")}
+        models = {"dcwe": m.model_, "dcwe, offsets zeroed": without_offsets(m.model_), "cwe": m.models_["cwe"]}
         for variant, model in models.items():
             r = read_map(model, corpora[world], WORD, ANCHOR)
             planted = truths[world]["first_slice"]
@@ -267,10 +262,9 @@ if truth is not None:
     if FLIGHT_WORLD:
         other_mode = "flight" if truth["mode"] == "walk" else "walk"
         o_corpus, o_truth = generate_social(dataclasses.replace(SocialWorldConfig(), mode=other_mode))
-        o_cfg = dataclasses.replace(cfg, variants=("dcwe", "cwe"))
         mappers[other_mode] = cached("03-train-dcwe-" + other_mode,
                                      {**params, "mode": other_mode, "data_fingerprint": o_corpus.fingerprint()},
-                                     lambda: DiffusionMapper(o_cfg).fit(o_corpus),
+                                     lambda: DiffusionMapper(cfg, variants=("dcwe", "cwe")).fit(o_corpus, o_truth),
                                      save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
         corpora[other_mode], truths[other_mode] = o_corpus, o_truth
     table = recovery(mappers, corpora, truths)

@@ -29,14 +29,14 @@ for v, (all_tokens, companions) in dev_perplexities(m, corpus, truth, cfg).items
 res["gain_pct"] = round(100 * (1 - res["dcwe"] / res["cwe"]), 2)
 res["comp_gain_pct"] = round(100 * (1 - res["dcwe_comp"] / res["cwe_comp"]), 2)
 try:
-    res["offset_ratio"] = round(float(offset_ratio(m.dcwe_, tok, truth["changing_words"], truth["stable_words"])), 3)
+    res["offset_ratio"] = round(float(offset_ratio(m.model_, tok, truth["changing_words"], truth["stable_words"])), 3)
 except Exception as e:
     res["offset_ratio"] = str(e)[:80]
 try:
     res["sigma_precision"], res["sigma_top"] = sigma_precision_at_k(m.variable_words(top=8)[1], truth["changing_words"])
 except Exception as e:
     res["sigma_precision"] = str(e)[:80]
-res["best_steps"] = {v: [r.get("step") for r in m.history_[v]][-1:] for v in ("dcwe", "cwe")}
+res["best_steps"] = {v: [r.get("step") for r in m.histories_[v]][-1:] for v in ("dcwe", "cwe")}
 res["wall_s"] = round(time.time() - t0)
 print("RESULT", json.dumps(res))
 

@@ -48,11 +48,11 @@ for mode in a.get("modes", ("walk", "flight")):
     m = DiffusionMapper(cfg).fit(corpus)
     print(mode, "trained", round(time.time() - t0), "s; ppl", {k: round(v, 3) for k, v in m.perplexity_.items()},
           flush=True)
-    for name, model in {"dcwe": m.dcwe_, "zeroed": without_offsets(m.dcwe_), "cwe": m.model("cwe")}.items():
+    for name, model in {"dcwe": m.model_, "zeroed": without_offsets(m.model_), "cwe": m.models_["cwe"]}.items():
         for word in truth["changing_words"]:
             anchor = truth["words"][word]["anchor"]
             rh = prediction_rhat(model, m.tokenizer_, word, anchor, corpus.units, corpus.slices, n_neighbors=1,
-                                 candidates=m.dcwe_.dynamic_token_ids)
+                                 candidates=m.model_.dynamic_token_ids)
             logp = np.log(rh["anchor_prob"].to_numpy())
             cut = otsu(logp)
             graded = rh.assign(rhat=logp if cut is not None else 0.0)

@@ -27,11 +27,11 @@ for mode in ("walk", "flight"):
                                lambda_w=1.0, shared_warmup_steps=80, shared_warmup_lr=1e-3, mlm_probability=0.3,
                                slice_batches=False, seed=0, progress=False)
     m = DiffusionMapper(cfg).fit(corpus)
-    for name, model in {"dcwe": m.dcwe_, "zeroed": without_offsets(m.dcwe_), "cwe": m.model("cwe")}.items():
+    for name, model in {"dcwe": m.model_, "zeroed": without_offsets(m.model_), "cwe": m.models_["cwe"]}.items():
         for words in truth["changing_words"]:
             anchor = truth["words"][words]["anchor"]
             rh = prediction_rhat(model, m.tokenizer_, words, anchor, corpus.units, corpus.slices, n_neighbors=1,
-                                 candidates=m.dcwe_.dynamic_token_ids)
+                                 candidates=m.model_.dynamic_token_ids)
             r = analyze_rhat(rh, corpus.graph, corpus.units, corpus.slices, words, anchor)
             planted = truth["words"][words]["first_slice"]
             print(mode, name, words, "mode", r.mode["mode"], "walk_share", r.mode.get("walk_share"),

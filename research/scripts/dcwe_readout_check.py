@@ -30,7 +30,7 @@ from tempo_analysis.diffusion.evaluate import offset_ratio
 dev = dev_perplexities(m, corpus, truth, cfg)
 dev["gain_pct"] = round(100 * (1 - dev["dcwe"][0] / dev["cwe"][0]), 2)
 dev["comp_gain_pct"] = round(100 * (1 - dev["dcwe"][1] / dev["cwe"][1]), 2)
-dev["offset_ratio"] = round(float(offset_ratio(m.dcwe_, tok, truth["changing_words"], truth["stable_words"])), 3)
+dev["offset_ratio"] = round(float(offset_ratio(m.model_, tok, truth["changing_words"], truth["stable_words"])), 3)
 print("DEV", json.dumps(dev), flush=True)
 FAMILIES = {
     "shipped": ["{w} {m}.", "{w} and {m}.", "{w} with {m}."],

@@ -18,6 +18,7 @@ import copy
 import dataclasses
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import networkx as nx
 import numpy as np
@@ -40,6 +41,9 @@ from tempo_analysis.diffusion.report import DiffusionAnalysis, analyze, index_co
 from tempo_analysis.diffusion.training import build_dcwe, load_mlm_encoder, param_groups, warm_mlm_head
 from tempo_analysis.encoders import quiet_transformers
 from tempo_analysis.training import TrainConfig, Trainer, seed_everything
+
+if TYPE_CHECKING:   # figures are drawn by plotly, imported inside visualize_* only
+    import plotly.graph_objects as go
 
 RUN_FILE = "run.json"
 TRUTH_FILE = "truth.json"
@@ -75,7 +79,7 @@ class DiffusionMapper(Estimator):
     fitted_attribute = "model_"
 
     # -- training -----------------------------------------------------------------------------
-    def fit(self, corpus: SocialCorpus, truth: dict | None = None) -> "DiffusionMapper":
+    def fit(self, corpus: SocialCorpus, truth: dict | None = None) -> DiffusionMapper:
         """Train the configured variants on `corpus` and score them on its held-out test split; returns self.
 
         corpus: a SocialCorpus, or what :func:`tempo_analysis.resolve.load_social` returns (its
@@ -330,7 +334,7 @@ class DiffusionMapper(Estimator):
 
     # -- figures (pure functions of tempo_analysis.figures.diffusion, imported when drawn) -------
     # -- figures (pure functions of tempo_analysis.figures.diffusion) ----------------------------
-    def visualize_perplexity(self, **kwargs) -> "go.Figure":
+    def visualize_perplexity(self, **kwargs) -> go.Figure:
         """Bars of held-out perplexity per model (``figures.diffusion.perplexity_bars``)."""
         from tempo_analysis.figures import diffusion as figures
 
@@ -339,7 +343,7 @@ class DiffusionMapper(Estimator):
 
     def visualize_network_map(self, result: DiffusionAnalysis, *, layout: dict | None = None, seed: int = 0,
                               communities: dict | None = None, top_words: dict | int | None = 5,
-                              slider: bool = False, **kwargs) -> "go.Figure":
+                              slider: bool = False, **kwargs) -> go.Figure:
         """The unit graph once per time slice, side by side, nodes filled by r-hat
         (``figures.diffusion.diffusion_small_multiples``); ``slider=True``: one slice at a time with a
         time slider (``figures.diffusion.network_map``).
@@ -369,19 +373,19 @@ class DiffusionMapper(Estimator):
                                                  communities=communities, top_words=top_words,
                                                  word=result.word, anchor=result.anchor, first=result.first, **kwargs)
 
-    def visualize_walk_flight(self, result: DiffusionAnalysis, **kwargs) -> "go.Figure":
+    def visualize_walk_flight(self, result: DiffusionAnalysis, **kwargs) -> go.Figure:
         """Newly reached units per slice, walk vs flight (``figures.diffusion.walk_flight_bars``)."""
         from tempo_analysis.figures import diffusion as figures
 
         return figures.walk_flight_bars(result.walk_flight, **kwargs)
 
-    def visualize_rhat(self, result: DiffusionAnalysis, **kwargs) -> "go.Figure":
+    def visualize_rhat(self, result: DiffusionAnalysis, **kwargs) -> go.Figure:
         """Units x slices heatmap of r-hat (``figures.diffusion.rhat_heatmap``)."""
         from tempo_analysis.figures import diffusion as figures
 
         return figures.rhat_heatmap(result.rhat, **kwargs)
 
-    def visualize_variable_words(self, table: pd.DataFrame | None = None, **kwargs) -> "go.Figure":
+    def visualize_variable_words(self, table: pd.DataFrame | None = None, **kwargs) -> go.Figure:
         """Table of the most variable words (``figures.diffusion.variable_words_table``); default
         ``variable_words()[0]``."""
         from tempo_analysis.figures import diffusion as figures

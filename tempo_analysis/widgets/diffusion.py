@@ -31,7 +31,8 @@ class DiffusionExplorer:
     """Controls + map + bars over one contextual index; `regenerate(mode, speed)` rebuilds the world.
 
     regenerate: optional callable (mode, speed) -> (index, graph, truth), e.g.
-    ``DiffusionMapper.world_regenerator()`` (``tempo_analysis.diffusion.report.world_regenerator``).
+    ``tempo_analysis.diffusion.report.world_regenerator(mapper.model_, mapper.tokenizer_)`` (the
+    planted world regenerated with another mode or speed, read by a mapper's trained DCWE).
     """
 
     def __init__(self, index, graph, word: str, anchor: str, n_neighbors="auto", truth=None, regenerate=None,
