@@ -193,7 +193,7 @@ def load_encoder(name: str = DEFAULT_ENCODER, *, head: str | None = None, dtype:
     all-MiniLM-L6-v2 ships without an MLM head. For ``"default"`` with ``head="mlm"`` the embedded
     MLM adapter (``tempo_analysis/assets/minilm_mlm_adapter.safetensors``, sha256-checked; see
     :mod:`tempo_analysis.encoder_mlm`) is merged into the weights, giving a real masked LM
-    (top-5 on held-out Brown in docs/results/semantic_change/encoder.md). ``adapter=False`` gives
+    (top-5 on held-out Brown in research/results/semantic_change/encoder.md). ``adapter=False`` gives
     the bare checkpoint instead. Any encoder without a pretrained head (``adapter=False``, or
     another checkpoint) gets a fresh transform layer (decoder tied to the word embeddings) and a
     warning says so. ``head=None`` always returns the unchanged sentence-embedding body.
