@@ -153,9 +153,9 @@ class FutureTextModel(Estimator):
         self.model_, self.history_ = self.models_[main], self.histories_.get(main, {})
 
     def _choose_adapter(self) -> None:
-        """Set ``adapter_rank_``, the context adapter every model shares (``settings.adapter_rank``, 0 = none).
+        """Set ``adapter_rank_``, the context adapter every model shares (``config.adapter_rank``, 0 = none).
 
-        With ``settings.adapter_check`` the time-blind baseline is trained with and without the adapter,
+        With ``config.adapter_check`` the time-blind baseline is trained with and without the adapter,
         and the adapter is kept only if it gives the lower best dev loss: on a small corpus it can overfit
         from its first steps (ACL at 20 abstracts a year: the dev loss rises from step 25 on, so early
         stopping keeps the frozen LM). The choice is made once, on the dev year, for every model alike,

@@ -69,6 +69,20 @@ def test_variant_names_and_bad_names():
         FutureTextSettings(variants="nope")
 
 
+def test_presets_are_the_documented_defaults_and_the_notebooks():
+    from tempo_analysis.future_text.config import PRESETS, preset
+
+    assert FutureTextModel().get_config() == PRESETS["cli"] == FutureTextSettings()
+    nb = FutureTextModel("notebook", lm="tiny").get_config()
+    assert nb.variants == ("baseline", "last-n", "freq", "context", "context2") and nb.lm == "tiny"
+    assert PRESETS["notebook"].lm == "default"                           # the preset itself untouched
+    assert preset("notebook", seed=3).seed == 3 and preset("notebook") is not PRESETS["notebook"]
+    with pytest.raises(DataError, match="unknown future-text preset 'paper'"):
+        preset("paper")
+    with pytest.raises(DataError, match="unknown preset 'paper'"):
+        FutureTextModel("paper").fit(toy_frame())
+
+
 def test_save_and_load_roundtrip(exp, tmp_path):
     exp.save(tmp_path / "run")
     back = FutureTextModel.load(tmp_path / "run")
