@@ -15,6 +15,7 @@ Nothing here imports torch: the CLI reads these defaults for ``--help``.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 
 METHODS = ("temporal-attention", "time-token", "both", "no-time", "scaled-linear", "scaled-exp", "scaled-doc",
@@ -185,7 +186,26 @@ def parse_layers(layers) -> int | list[int]:
 _NOTEBOOK = RankConfig(samples=30, scorer="cosine", zscore=False, seed=0,
                        train=PostTrainConfig(head_steps=60, time_lr=1e-2))
 
-PRESETS: dict[str, RankConfig] = {"cli": RankConfig(), "notebook": _NOTEBOOK}
+class _Presets(Mapping):
+    """Named settings; each lookup gives a fresh copy, so a ranker's ``config_`` never is the preset itself."""
+
+    def __init__(self, **named: RankConfig):
+        self._named = named
+
+    def __getitem__(self, name: str) -> RankConfig:
+        return RankConfig.from_dict(self._named[name].to_dict())
+
+    def __iter__(self):
+        return iter(self._named)
+
+    def __len__(self) -> int:
+        return len(self._named)
+
+    def __repr__(self) -> str:
+        return f"PRESETS({', '.join(self._named)})"
+
+
+PRESETS: Mapping[str, RankConfig] = _Presets(cli=RankConfig(), notebook=_NOTEBOOK)
 
 
 def preset(name: str) -> RankConfig:
@@ -193,7 +213,7 @@ def preset(name: str) -> RankConfig:
     key = str(name).strip().lower()
     if key not in PRESETS:
         raise ValueError(f"unknown preset {name!r}. Fix: use one of {', '.join(map(repr, PRESETS))}.")
-    return RankConfig.from_dict(PRESETS[key].to_dict())
+    return PRESETS[key]
 
 
 def notebook_config(method: str = "temporal-attention", *, data: str = "world", train_epochs: float | None = None,
