@@ -59,8 +59,11 @@ def test_the_documented_command_builds_the_notebooks_config(method):
     assert comparable(config_of(with_method(documented_argv(), method))) == comparable(notebook_config(method))
 
 
-def test_the_notebooks_settings_are_not_the_cli_defaults():
+def test_the_cli_runs_the_cli_preset_and_the_notebooks_settings_are_not_it():
+    from tempo_analysis.semantic_change import RankConfig, SemanticChangeRanker
+
     default = comparable(config_of(["semantic-change", "rank", "--out", "r.tsv"]))
+    assert default == comparable(RankConfig()) == comparable(SemanticChangeRanker().get_config())
     assert default != comparable(notebook_config("temporal-attention"))
     assert default["train"]["time_lr"] != notebook_config("temporal-attention").train.time_lr
 
