@@ -154,11 +154,10 @@ class DiffusionMapper(Estimator):
             models[variant] = model
             perplexity[variant] = mlm_perplexity(model, test_batches)
             histories[variant] = [{k: v for k, v in row.items() if isinstance(v, (int, float))}
-                                for row in trainer.history_]
+                                  for row in trainer.history_]
         self._set_fitted(models, tok, corpus, {"train": train_df, "dev": dev_df, "test": test_df}, perplexity,
                          histories, warmup_steps, copy.deepcopy(truth))
         return self
-
 
     def _set_fitted(self, models, tokenizer, corpus, splits, perplexity, histories, warmup_steps, truth) -> None:
         self.models_, self.tokenizer_, self.corpus_, self.truth_ = models, tokenizer, corpus, truth
@@ -197,7 +196,7 @@ class DiffusionMapper(Estimator):
         ds = SocialMLMDataset(self.splits_["test"], tok, self.corpus_.unit_index, self.corpus_.slice_index,
                               cfg.max_length)
         batches = fixed_mlm_batches(ds, tok, seed=cfg.seed + 1, repeats=cfg.eval_repeats)
-        return {v: mlm_perplexity(self.models_[v], batches, only=only) for v in (variants or self.models_)}
+        return {v: mlm_perplexity(self._model(v), batches, only=only) for v in (variants or self.models_)}
 
     def paired_comparison(self, variant: str = "dcwe", control: str = "cwe") -> dict:
         """Held-out perplexity of two variants on the test split's fixed masks, with the paper's paired test:
