@@ -108,7 +108,7 @@ def test_bad_command_line_is_one_clear_error_before_any_work(case, folder, monke
             "tempo_analysis.encoders.load_encoder", "tempo_analysis.causal_lm.load_causal_lm",
             "tempo_analysis.world.generate_world", "tempo_analysis.cli.future_text.load_checkpoint"]
     if "csv:" not in line:  # rows without a CSV of their own must not even read data
-        work += [f"tempo_analysis.data.specs.{f}" for f in ("load_timelines", "load_change_data", "load_social",
+        work += [f"tempo_analysis.resolve.{f}" for f in ("load_timelines", "load_change_data", "load_social",
                                                             "load_yearly")]
     _refused_before_any_work(monkeypatch, capsys, line, folder, says, work)
     assert (folder / "afile").read_text() == "a user's file"
@@ -143,7 +143,7 @@ def test_an_unknown_time_unit_is_refused_for_every_data_source(monkeypatch, caps
 
     assert TIME_UNIT_CHOICES == (*TIME_UNITS, POSITION)
     monkeypatch.setattr("tempo_analysis.evaluation.classification.cross_validate", _fail)
-    monkeypatch.setattr("tempo_analysis.data.specs.load_timelines", _fail)
+    monkeypatch.setattr("tempo_analysis.resolve.load_timelines", _fail)
     with pytest.raises(SystemExit) as e:
         main(["stream", "evaluate", "--time-unit", "weeks", "--out", str(tmp_path / "r.json")])
     assert e.value.code == 2 and "--time-unit: invalid choice: 'weeks'" in capsys.readouterr().err
@@ -215,7 +215,7 @@ def test_a_bad_model_name_is_one_error_naming_the_option_before_any_data(case, f
             "tempo_analysis.future_text.estimator.FutureTextModel.load", "tempo_analysis.encoders.load_encoder",
             "tempo_analysis.causal_lm.load_causal_lm", "tempo_analysis.encoder_mlm.brown_sentences",
             "tempo_analysis.encoder_mlm.mlm_eval"]
-    work += [f"tempo_analysis.data.specs.{f}" for f in ("load_timelines", "load_change_data", "load_social",
+    work += [f"tempo_analysis.resolve.{f}" for f in ("load_timelines", "load_change_data", "load_social",
                                                         "load_yearly")]
     err = _refused_before_any_work(monkeypatch, capsys, line, folder, says, work)
     assert "training" not in err

@@ -104,7 +104,7 @@ NEEDS_OUT = {"semantic-change rank": "--out {d}/r.tsv", "diffusion train": "--ou
              "future-text train": "--out {d}/run"}
 
 # every loader a command could reach before the work: each one fails the test if it is called
-WORK = [("tempo_analysis.data.specs", name) for name in ("load_change_data", "load_social", "load_yearly",
+WORK = [("tempo_analysis.resolve", name) for name in ("load_change_data", "load_social", "load_yearly",
                                                           "load_timelines")]
 WORK += [("tempo_analysis.encoders", "load_encoder"), ("tempo_analysis.world", "generate_world"),
          ("tempo_analysis.encoder_mlm", "brown_sentences"), ("tempo_analysis.cli.future_text", "load_checkpoint"),
@@ -232,7 +232,7 @@ def test_fold_choices_at_their_bounds_are_accepted(line, tmp_path, monkeypatch, 
     def data(*args, **kwargs):
         raise ValueError("reached the data")
 
-    monkeypatch.setattr("tempo_analysis.data.specs.load_timelines", data)
+    monkeypatch.setattr("tempo_analysis.resolve.load_timelines", data)
     assert main([*line.split(), "--out", str(tmp_path / "r.json")]) == 2
     assert "reached the data" in capsys.readouterr().err
 
