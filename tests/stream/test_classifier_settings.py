@@ -98,3 +98,13 @@ def test_a_windows_attention_comes_with_that_posts_probabilities_and_the_last_la
     z = np.asarray(clf.visualize_attention(dev, post).data[0].z)
     np.testing.assert_allclose(z, att["attention"][-1].mean(0), atol=1e-6)        # last layer, heads averaged
     assert att["attention"].shape[0] > 1 and not np.allclose(z, att["attention"][0].mean(0), atol=1e-6)
+
+
+def test_a_loaded_classifier_whose_encoder_was_an_object_says_how_to_train_again(fitted):
+    """A (model, tokenizer) pair is saved as encoder "custom" (no object in config.json); fitting that
+    again is refused with the fix, before any model is built."""
+    clf, dev = fitted
+    assert clf.config_.to_dict()["encoder"] == "custom" and not isinstance(clf.config_.encoder, str)
+    again = TempoFormerClassifier(dict(clf.config_.to_dict()))
+    with pytest.raises(ValueError, match="encoder='custom'.*Fix: pass encoder= again"):
+        again.fit(dev)
