@@ -46,6 +46,15 @@ def config_to_dict(config) -> dict:
     return {f.name: getattr(config, f.name) for f in dataclasses.fields(config)}
 
 
+def _short(value) -> str:
+    """A setting as repr shows it: plain values in full, anything else (a model object) by its type."""
+    plain = (str, int, float, bool, type(None))
+    if isinstance(value, plain) or (isinstance(value, (list, tuple)) and all(isinstance(v, plain) for v in value)):
+        text = repr(value)
+        return text if len(text) <= 80 else text[:77] + "..."
+    return f"<{type(value).__name__}>"
+
+
 class Estimator:
     """Base of the four facades: ``Facade(config=None, **overrides)``; ``fit(data)`` returns ``self``."""
 
@@ -112,7 +121,7 @@ class Estimator:
     def __repr__(self) -> str:
         parts = [] if self.config is None else [repr(self.config) if isinstance(self.config, str)
                                                 else f"{type(self.config).__name__}(...)"]
-        parts += [f"{k}={v!r}" for k, v in self.overrides.items()]
+        parts += [f"{k}={_short(v)}" for k, v in self.overrides.items()]
         return f"{type(self).__name__}({', '.join(parts)})"
 
     # ----- fitted state ---------------------------------------------------------------------------

@@ -71,6 +71,7 @@ def test_presets_config_objects_dicts_and_overrides():
     assert MeanModel({"scale": 3.0}).get_config().scale == 3.0
     assert MeanModel(MeanConfig(scale=4.0), scale=5.0).get_config().scale == 5.0
     assert repr(MeanModel("notebook", scale=5.0)) == "MeanModel('notebook', scale=5.0)"
+    assert repr(MeanModel(scale=object(), device=("a", "b"))) == "MeanModel(scale=<object>, device=('a', 'b'))"
     with pytest.raises(DataError, match="unknown preset 'papr'.*'cli', 'notebook'"):
         MeanModel("papr").fit(DATA)
     with pytest.raises(DataError, match="unknown setting 'scal'.*scale"):
