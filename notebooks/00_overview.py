@@ -145,7 +145,7 @@ examples = examples.sort_values(["period_order", "share"], ascending=[True, Fals
 # spreads: by **walk** it passes to neighbours of units that already use it; by **flight** it jumps
 # to units with no adopting neighbour. The planted mode is recorded, so that a diffusion analysis
 # can be checked against it: notebook 03 asks whether DCWE recovers it from the text alone (at its
-# CPU defaults it does not yet; see `docs/results/diffusion/README.md`).
+# CPU defaults it does not yet; the lesson shows what it does recover).
 
 # %%
 truth = world.diffusion_truth

@@ -151,7 +151,7 @@ print(f"copy rate (share of generated 8-grams found verbatim in the training tex
 # WordNet synonym stage is not used). The copy rate checks that generation writes new text rather
 # than replaying the training set. Its yardstick is the same rate for the *real* test-year texts:
 # the planted world builds abstracts from a finite set of sentences, so even new real abstracts
-# share most 8-grams with the training years (on the real ACL abstracts the target is <= 0.2).
+# share most 8-grams with the training years (on the real ACL abstracts the rate is at most about 0.2).
 #
 # ## Frequency trends: actual, and each model's forecast for the test year
 # Lines: a word's actual relative token frequency per year (the test year is the last point).
@@ -197,7 +197,7 @@ side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, ti
 # the injected words several times as often in its own texts (`expected_ratio`, about what
 # `prob_ratio` says for the real texts), and the counts (`count_*`, a handful of occurrences)
 # follow. In text where a word is settled several tokens before it appears ("graph kernel"), a push
-# on the word itself could not move it (`research/results/future_text/` shows that earlier world).
+# on the word itself could not move it.
 
 # %%
 summary = {**future.summary(), "future_text.best_temporal": best["model"],
@@ -220,7 +220,7 @@ if freq_name is not None:
     print(f"forecast probability ratio: {response['prob_response']:.2f} in the real dev texts, "
           f"{response['expected_response']:.2f} in the generated ones; trend_response (occurrences per generated "
           f"token) = {response['trend_response']:.2f} over {response['evidence']} of {len(INJECT)} words, "
-          f"{response['occurrences']} occurrences counted (target >= 2)")
+          f"{response['occurrences']} occurrences counted (above 1: the injected words come more often)")
     rise = (response["table"]["bias_after"] - response["table"]["bias_before"]).mean()
     summary.update({"future_text.trend_response": round(response["trend_response"], 4),
                     "future_text.trend_evidence": response["evidence"],
@@ -297,8 +297,7 @@ check(lambda: min(test_bias["freq"][w] for w in ("transformer", "prompting"))
 # Compute the `freq` model's bias and the control's for *transformer* (rising) and *kernel*
 # (falling) for every year from `future.dev_year_ - 4` to `future.test_year_`, as
 # `{model: {word: {year: bias}}}`. Which way does each word's bias go as the year advances, and is
-# that the way its planted trend goes? (`research/results/future_text/` says how strongly the trained
-# LSTM follows a trend.)
+# that the way its planted trend goes?
 
 # %%
 bias_by_year = None  # {model: {word: {year: bias}}}
