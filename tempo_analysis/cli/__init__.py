@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 import warnings
 
@@ -46,7 +47,31 @@ def build_parser() -> argparse.ArgumentParser:
                 raise
             continue
         module.register(sub)
+    _finite_numbers(parser)
     return parser
+
+
+def finite_number(text: str) -> float:
+    """A float option's value: ``nan`` and ``inf`` are refused at parse time (argparse names the option)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {text!r}")
+    return value
+
+
+def _finite_numbers(parser: argparse.ArgumentParser) -> None:
+    """Every ``type=float`` option of every command takes finite numbers only: a NaN learning rate or
+    threshold would otherwise pass every range check (each comparison with NaN is false) and fail
+    late, or silently skip work."""
+    for action in parser._actions:
+        if action.type is float:
+            action.type = finite_number
+        if isinstance(action, argparse._SubParsersAction):
+            for child in action.choices.values():
+                _finite_numbers(child)
 
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
