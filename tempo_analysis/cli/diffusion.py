@@ -147,7 +147,7 @@ def run_analyze(args) -> int:
     if args.word.strip().lower() == args.anchor.strip().lower():
         raise ValueError(f"--word and --anchor are the same ({args.word!r}): r-hat measures how close a word's "
                          "neighbours come to ANOTHER word. Fix: give the planted anchor, e.g. --anchor server.")
-    prepare_output_file(args.out, overwrite=args.overwrite)
+    prepare_output_file(args.out, overwrite=args.overwrite, kind="diffusion-analysis")
     ckpt = Path(args.checkpoint)
     # reading predictions, every model is read on DCWE's dynamic vocabulary: load DCWE too where there is one
     extra = ["dcwe"] if args.read == "predictions" and args.variant != "dcwe" else []

@@ -314,7 +314,7 @@ def cmd_evaluate(args) -> int:
 
     check_gen_options(args)
     if args.out:
-        prepare_output_file(args.out, overwrite=args.overwrite)      # before any work: fails at once
+        prepare_output_file(args.out, overwrite=args.overwrite, kind="future-text-evaluate")   # before any work
     fitted, name, info = load_checkpoint(args.checkpoint, args.model, args.lm)
     if args.data:
         frame = _load_frame(args.data, info.get("first_year"), info.get("max_docs_per_year"), fitted.config_.seed,
@@ -368,7 +368,7 @@ def cmd_whatif(args) -> int:
     words = [w.strip() for w in args.words.split(",") if w.strip()]
     if not words:
         raise ValueError(f"--words {args.words!r} names no word. Fix: give comma-separated words, e.g. kernel,lexicon.")
-    out = prepare_output_file(args.out, overwrite=args.overwrite) if args.out else None
+    out = prepare_output_file(args.out, overwrite=args.overwrite, kind="future-text-what-if") if args.out else None
     import dataclasses
 
     from tempo_analysis.future_text.model import FEATURE_KIND

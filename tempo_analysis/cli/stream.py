@@ -142,7 +142,7 @@ def compare(args) -> int:
 
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
-    out = prepare_output_file(args.out, overwrite=args.overwrite)  # before any work: fails at once
+    out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-evaluate")  # before any work
     require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length")
     refuse_options(args, ["--tune", "--patience"], when=args.dev_fraction == 0,
                    apply_to="runs with a dev split (settings are chosen and early stopping is decided on dev)",

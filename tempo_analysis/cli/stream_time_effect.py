@@ -70,7 +70,7 @@ def check_time_effect_options(args) -> None:
 def run_time_effect(args) -> int:
     """Train both models on one split, score them, move the gaps; write the JSON, print the summary."""
     check_time_effect_options(args)
-    out = prepare_output_file(args.out, overwrite=args.overwrite)   # before any work: fails at once
+    out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-time-effect")  # before any work
     import numpy as np  # the command's heavy imports load only when it runs
     import torch
 

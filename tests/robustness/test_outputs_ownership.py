@@ -123,3 +123,15 @@ def test_device_nodes_and_sockets_are_refused(tmp_path, overwrite):
         s.bind(str(path))
         with pytest.raises(OutputExistsError, match="socket"):
             prepare_output_file(path, overwrite=overwrite)
+
+
+def test_the_cli_refuses_to_write_its_results_into_another_runs_file(tmp_path, capsys):
+    """``stream evaluate --out RUN/run.json`` with RUN a diffusion run: run.json is the run's, not ours."""
+    from tempo_analysis.cli import main
+
+    run = make_run(tmp_path / "run")
+    before = (run / "run.json").read_text()
+    assert main(["stream", "evaluate", "--baseline", "random", "--out", str(run / "run.json")]) == 2
+    err = capsys.readouterr().err
+    assert "run.json" in err and "not written by tempo_analysis" in err
+    assert (run / "run.json").read_text() == before
