@@ -70,9 +70,19 @@ def render() -> str:
     names = list(tempo_analysis.__all__)
     out = HEADER.format(names=", ".join(names)).splitlines()
     out.append("")
+    out += describe_base()
     for name in names:
         out += describe(name, getattr(tempo_analysis, name))
     return "\n".join(out).rstrip() + "\n"
+
+
+def describe_base() -> list[str]:
+    """The methods every facade inherits from ``tempo_analysis.base.Estimator`` (listed once, here)."""
+    from tempo_analysis.base import Estimator
+
+    lines = describe("Estimator", Estimator)
+    lines[0] = "## `Estimator`: what every facade inherits"
+    return lines
 
 
 def main(argv=None) -> int:

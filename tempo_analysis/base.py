@@ -134,7 +134,7 @@ class Estimator:
             raise NotFittedError(f"this {name} is not fitted yet. Fix: call fit(data) first, or read a saved "
                                  f"one with {name}.load(folder).")
 
-    def fit(self, data, *args, **kwargs) -> "Estimator":   # pragma: no cover - every facade has its own
+    def fit(self, data, *args, **kwargs) -> Estimator:   # pragma: no cover - every facade has its own
         raise NotImplementedError
 
     # ----- persistence ----------------------------------------------------------------------------
@@ -155,7 +155,7 @@ class Estimator:
         return Path(folder)
 
     @classmethod
-    def load(cls, folder, **overrides) -> "Estimator":
+    def load(cls, folder, **overrides) -> Estimator:
         """Read an estimator written by :meth:`save`, fitted as it was; ``overrides`` replace saved
         settings that only change how it runs (``device``, ``progress``)."""
         from tempo_analysis.hub import require_saved_files
