@@ -29,7 +29,7 @@ from tempo_analysis.cpu_linears import packed_linears, packed_linears_available
 from tempo_analysis.future_text.generation import generate_together
 
 ENV = "TEMPO_ANALYSIS_PACKED_LINEARS"
-MAX_LOGIT_DIFF = 1e-3   # float rounding of the packed product is ~1e-4 on SmolLM2 (docs/results/future_text)
+MAX_LOGIT_DIFF = 1e-3   # float rounding of the packed product is ~1e-4 on SmolLM2 (research/results/future_text)
 
 
 def click(models, tok, n, s, packed: bool):

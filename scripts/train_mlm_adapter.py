@@ -3,7 +3,7 @@
 Bit-for-bit reproducible on the same CPU type: one thread, fixed seeds, deterministic algorithms,
 a fixed data order and a fixed number of steps. The shipped asset (held-out Brown top-5 0.408) comes
 from three runs, each continuing the one before on the next text (about 72 min of training on one
-thread of a 2-core CPU; docs/results/semantic_change/encoder.md):
+thread of a 2-core CPU; research/results/semantic_change/encoder.md):
 
     export OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false
     python scripts/train_mlm_adapter.py --data ../shared/data --steps 3000 --warmup 100 \

@@ -145,7 +145,7 @@ def run_rank_command(args) -> int:
     cfg = rank_config(args) if args.method != "frequency" else None
     prepare_output_file(args.out, overwrite=args.overwrite)
     if args.json:
-        prepare_output_file(args.json, overwrite=args.overwrite)
+        prepare_output_file(args.json, overwrite=args.overwrite, kind="semantic-change-rank")
     if args.save_model:
         prepare_output_dir(args.save_model, overwrite=args.overwrite)
     targets = [t.strip() for t in args.targets.split(",") if t.strip()] if args.targets else None

@@ -29,7 +29,7 @@ Which companion a unit writes is thus decided by the unit and the time alone: no
 it. Under the default layout, though, the other changing words of the same document do: their
 companions tell how far the spreads have gone (the time) and whether this unit adopts early, so a
 model without unit or time input that reads the whole document can guess the companion (measured:
-docs/results/diffusion/README.md). Under "one" the document tells nothing: a time- and unit-blind
+research/results/diffusion/README.md). Under "one" the document tells nothing: a time- and unit-blind
 model can only learn the average over units.
 Columns: doc_id, unit, time, word (a bare usage's word, else ""), kind (paired, bare, chatter),
 sense (paired: the sense of `word`'s usage in it, its new or old sense name; "" for a paired
