@@ -294,3 +294,13 @@ def test_sentences_per_period_reads_the_loaders_sizes_where_given_else_the_corpu
     assert data.sentences_per_period() == {"old": 2.0, "new": 2.0}
     data.period_sizes = {"old": 100}
     assert data.sentences_per_period() == {"old": 100.0, "new": 2.0}
+
+
+def test_a_byte_order_mark_is_not_part_of_the_first_target_or_truth_word(tmp_path):
+    root = write_semeval(tmp_path)
+    for name in ("targets.txt", "truth/graded.txt", "truth/binary.txt"):
+        f = root / name
+        f.write_bytes(b"\xef\xbb\xbf" + f.read_bytes())          # as Notepad saves UTF-8
+    d = load_semeval(root)
+    assert d.targets == ["plane", "tip", "risk"] and d.target_map["plane"] == "plane_nn"
+    assert d.truth.set_index("word").loc["plane", "graded"] == pytest.approx(0.88)

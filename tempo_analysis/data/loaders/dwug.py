@@ -51,7 +51,7 @@ def _read_tsv(path: Path) -> pd.DataFrame:
                         fix="DWUG files are tab-separated UTF-8 with a header line")
     # pandas pads a short line with empty values (and may take a long one's first field as an index):
     # name such lines rather than read wrong fields
-    lines = path.read_text(encoding="utf-8").splitlines()
+    lines = path.read_text(encoding="utf-8-sig").splitlines()
     width = lines[0].count("\t")
     odd = [i for i, line in enumerate(lines[1:], 2) if line.strip() and line.count("\t") != width]
     if odd:

@@ -62,7 +62,7 @@ def lrs_labels(stances) -> list[str]:
 
 def _read_json(path: Path, what: str):
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise DataError(f"{path}: not a readable JSON {what} ({e}). Fix: point root at an unmodified "
                         "RumourEval-2017 archive, or repair that file.") from None

@@ -88,7 +88,7 @@ def _corpus_dir(root: Path, name: str, text: str) -> Path:
 
 def _read_text(path: Path) -> str:
     try:
-        return path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8-sig")   # a byte-order mark is not part of the first word
     except UnicodeDecodeError as e:
         raise DataError(f"{path}: not UTF-8 text (byte {e.start}: {e.reason}). Fix: save it as UTF-8.") from None
 

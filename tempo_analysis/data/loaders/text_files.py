@@ -28,14 +28,14 @@ def file_label(path: Path) -> str:
 
 
 def read_text_counting(path, counts: dict | None = None) -> str:
-    """The file's text exactly as ``path.read_text(encoding="utf-8", errors="replace")`` gives it (universal
-    newlines included); the number of byte sequences that were not UTF-8 (and became U+FFFD) is stored in
+    """The file's text as ``path.read_text(encoding="utf-8-sig", errors="replace")`` gives it (universal
+    newlines included, a leading byte-order mark dropped); the number of byte sequences that were not UTF-8 (and became U+FFFD) is stored in
     ``counts[file_label(path)]`` when the file has any. A U+FFFD the file itself holds (valid UTF-8) is
     not counted."""
     path = Path(path)
     raw = path.read_bytes()
-    with io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8", errors="replace") as f:
-        text = f.read()
+    with io.TextIOWrapper(io.BytesIO(raw), encoding="utf-8-sig", errors="replace") as f:
+        text = f.read()                              # a leading byte-order mark is dropped, not read as text
     bad = text.count(REPLACEMENT) - raw.count(_REPLACEMENT_BYTES)
     if bad and counts is not None:
         key = file_label(path)
