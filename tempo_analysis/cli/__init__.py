@@ -137,6 +137,29 @@ def require_positive(args, *flags: str, least: int = 1) -> None:
                 raise ValueError(f"{flag} {v}: use a number >= {least}.")
 
 
+def require_distinct(args, flag: str) -> None:
+    """Refuse a list option that names one value twice (``--seeds 0 0`` would count one run twice)."""
+    values = getattr(args, _dest(flag), None) or []
+    twice = sorted({v for v in values if list(values).count(v) > 1}, key=str)
+    if twice:
+        raise ValueError(f"{flag} names {', '.join(map(str, twice))} more than once. Fix: give each value once.")
+
+
+def require_separate_outputs(args, *flags: str) -> None:
+    """Refuse two output options that name the same path, or one inside the other (a file inside a model
+    folder that is then replaced as a whole), before any work."""
+    from pathlib import Path
+
+    given_paths = [(f, Path(getattr(args, _dest(f))).expanduser().absolute()) for f in flags
+                   if getattr(args, _dest(f), None)]
+    for i, (fa, a) in enumerate(given_paths):
+        for fb, b in given_paths[i + 1:]:
+            if a == b or a in b.parents or b in a.parents:
+                how = "the same path" if a == b else "paths one inside the other"
+                raise ValueError(f"{fa} {getattr(args, _dest(fa))} and {fb} {getattr(args, _dest(fb))} are {how}: "
+                                 "one output would overwrite or delete the other. Fix: give them separate paths.")
+
+
 # exception types that mean "the user's input or options are wrong": one line, exit 2
 USER_ERRORS = (ValueError, KeyError, OSError)
 

@@ -17,7 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
+from tempo_analysis.cli import (add_output_options, add_progress_option, refuse_options, require_positive,
+                                require_separate_outputs, wants_progress)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -143,6 +144,7 @@ def run_rank_command(args) -> int:
 
     # every output is checked before any work: a refused path fails at once, not after training
     cfg = rank_config(args) if args.method != "frequency" else None
+    require_separate_outputs(args, "--out", "--json", "--save-model")
     prepare_output_file(args.out, overwrite=args.overwrite)
     if args.json:
         prepare_output_file(args.json, overwrite=args.overwrite, kind="semantic-change-rank")

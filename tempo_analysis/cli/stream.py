@@ -16,7 +16,8 @@ import argparse
 import json
 import time
 
-from tempo_analysis.cli import add_output_options, refuse_options, require_positive, wants_progress
+from tempo_analysis.cli import (add_output_options, refuse_options, require_distinct, require_positive,
+                                require_separate_outputs, wants_progress)
 from tempo_analysis.cli.stream_options import (add_data_and_model_options, check_model_names,
                                                refuse_untaken_settings, settings_from_args)
 from tempo_analysis.cli.stream_time_effect import register_time_effect
@@ -108,6 +109,7 @@ def compare(args) -> int:
     from tempo_analysis.stream.comparison import (choose_window_on_dev, format_markdown, load_evaluation,
                                                   paired_comparison, select_seeds)
 
+    require_separate_outputs(args, "--out", "--json")
     outs = [prepare_output_file(f, overwrite=args.overwrite) for f in (args.out, args.json) if f]
     rows = []
     for item in args.results:
@@ -143,6 +145,7 @@ def compare(args) -> int:
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-evaluate")  # before any work
+    require_distinct(args, "--seeds")
     require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length")
     refuse_options(args, ["--tune", "--patience"], when=args.dev_fraction == 0,
                    apply_to="runs with a dev split (settings are chosen and early stopping is decided on dev)",
