@@ -92,7 +92,7 @@ def read_frame(reader, path, *args, what: str = "input file", fix: str | None = 
             # drops them: that is lost data, so it is an error here
             if long_rows == "error":
                 warnings.simplefilter("error", ParserWarning)
-            return reader(p, *args, **kwargs)
+            frame = reader(p, *args, **kwargs)
     except ParserWarning as e:
         raise DataError(f"cannot read {what} {str(p)!r}: a row has more fields than the header ({e}). Fix: quote "
                         "fields that contain the separator, or add the missing column names") from None
@@ -100,6 +100,30 @@ def read_frame(reader, path, *args, what: str = "input file", fix: str | None = 
         # pandas raises EmptyDataError/ParserError (ValueError subclasses), ValueError for bad JSON,
         # and the odd TypeError/IndexError on JSON that is not a table.
         raise read_error(p, e, what, fix) from None
+    if reader is pd.read_csv:
+        _refuse_duplicate_columns(p, frame, what, kwargs)
+    return frame
+
+
+def _refuse_duplicate_columns(path, frame, what: str, kwargs: dict) -> None:
+    """pandas renames a second ``label`` column ``label.1`` and reads the first: refuse instead, naming it."""
+    import re
+
+    import pandas as pd
+
+    cols = [str(c) for c in frame.columns]
+    renamed = [re.fullmatch(r"(.+)\.\d+", c) for c in cols]
+    if not any(m and m.group(1) in cols for m in renamed):
+        return
+    # the header line as written (header=None: no renaming), with the caller's separator and encoding
+    raw = pd.read_csv(path, nrows=1, header=None, sep=kwargs.get("sep", ","), dtype=str,
+                      encoding=kwargs.get("encoding", "utf-8"), keep_default_na=False).iloc[0].tolist()
+    names = [str(c) for c in raw]
+    twice = sorted({c for c in names if names.count(c) > 1})
+    if twice:
+        raise DataError(f"{what} {str(path)!r} has {len(twice)} column name(s) more than once: "
+                        f"{', '.join(map(repr, twice))}; only one of each could be read. Fix: rename or drop the "
+                        "extra column(s).")
 
 
 DOC_ID_FIX = "give every document an id, or drop the column to number the rows"
