@@ -84,6 +84,10 @@ def check_labels_seen(train: "Timelines", other: "Timelines", what: str = "test"
                          rows=np.flatnonzero(bad.to_numpy()).tolist())
 
 
+class LabelWhitespaceWarning(UserWarning):
+    """Labels with spaces around them were stripped."""
+
+
 class UnsortedTimestampsWarning(UserWarning):
     """Posts were reordered by timestamp within their timelines."""
 
@@ -252,6 +256,17 @@ class Timelines:
             # "1", as the CSV reader gives, not "1.0"
             df["label"] = df["label"].map(lambda v: None if pd.isna(v) else str(int(v)) if isinstance(v, float)
                                           and v.is_integer() else str(v)).astype(object)
+            # 'IS' and 'IS ' are one class: strip, and say how many labels it touched
+            padded = df["label"].map(lambda v: isinstance(v, str) and v != v.strip())
+            if padded.any():
+                shown = sorted({repr(v) for v in df.loc[padded, "label"]})[:3]
+                warnings.warn(f"Timelines: {int(padded.sum())} label(s) had spaces around them ({', '.join(shown)}) "
+                              "and were stripped, so that each names one class.", LabelWhitespaceWarning, stacklevel=2)
+                df["label"] = df["label"].map(lambda v: v.strip() if isinstance(v, str) else v)
+                if (df["label"] == "").any():
+                    rows = np.flatnonzero((df["label"] == "").to_numpy()).tolist()
+                    raise data_error("label", "labels made only of spaces", "leave the cell empty for an unlabelled "
+                                     "post, or give the label", rows=rows)
 
         # Timelines keep the order in which they first appear; posts are ordered by time.
         first_seen = {t: i for i, t in enumerate(pd.unique(df["timeline_id"]))}
