@@ -164,7 +164,7 @@ def evaluate(args) -> int:
     import torch
 
     from tempo_analysis.resolve import load_timelines
-    from tempo_analysis.evaluation.classification import aggregate, cross_validate, format_table
+    from tempo_analysis.evaluation.classification import aggregate, check_classes, cross_validate, format_table
     from tempo_analysis.stream.experiment import check_settings, make_classifier, model_settings
 
     if args.threads:
@@ -204,6 +204,7 @@ def evaluate(args) -> int:
                         seed=args.split_seed).data
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
+    check_classes(tl, what=f"--data {args.data!r}")
     params = set(model_settings(name))
     settings = {**{k: v for k, v in ambient.items() if k in params}, **explicit}  # only what the model takes
     report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
@@ -213,9 +214,17 @@ def evaluate(args) -> int:
               "settings": {k: v for k, v in settings.items() if k != "progress"}, "tune": grid, "by_window": {}}
     t0 = time.perf_counter()
 
-    def write():
+    # progress goes to a sibling NAME.partial.json after each run; OUT itself is replaced only when the job is
+    # complete, so a killed rerun never puts a partial report where a complete one was
+    partial_out = out.with_name(f"{out.stem}.partial{out.suffix or '.json'}")
+    prepare_output_file(partial_out, overwrite=args.overwrite, kind="stream-evaluate")
+
+    def write(final: bool = False):
         report["seconds"] = round(time.perf_counter() - t0, 1)
-        write_file_atomic(out, json.dumps(stamp(report, "stream-evaluate"), indent=2))
+        report["complete"] = final
+        write_file_atomic(out if final else partial_out, json.dumps(stamp(report, "stream-evaluate"), indent=2))
+        if final:
+            partial_out.unlink(missing_ok=True)
 
     for w in args.window:
         partial = report["by_window"].setdefault(str(w), {"runs": []})
@@ -245,7 +254,7 @@ def evaluate(args) -> int:
         report["by_window"][str(w)] = res
     first = report["by_window"][str(args.window[0])]["summary"]
     report["macro_f1"], report["f1"] = first["macro_f1"], first["f1"]
-    write()
+    write(final=True)
     rows = {f"{name} w={w}": r for w, r in report["by_window"].items()}
     print(format_table(rows, tl.label_names))
     print(f"({len(tl.timeline_ids)} timelines, {len(tl)} posts; {report['by_window'][str(args.window[0])]['folds_run']}"

@@ -21,7 +21,7 @@ import numpy as np
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 from tqdm.auto import tqdm
 
-from tempo_analysis.data.errors import data_error
+from tempo_analysis.data.errors import DataError, data_error
 from tempo_analysis.data.timelines import check_labels_seen
 
 
@@ -118,6 +118,15 @@ def aggregate(runs: list[dict], label_names) -> dict:
     return out
 
 
+def check_classes(timelines, what: str = "the timelines") -> None:
+    """Refuse to evaluate data with fewer than two classes: every model, the random baseline too, would
+    score macro-F1 100 on it."""
+    seen = sorted(set(timelines.df["label"].dropna())) if "label" in timelines.df else []
+    if len(seen) < 2:
+        raise DataError(f"{what} has {len(seen)} class(es) ({', '.join(map(repr, seen)) or 'none'}); evaluation "
+                        "needs at least two, or every model scores 100. Fix: label posts of at least two classes.")
+
+
 def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev_fraction: float = 0.25,
                    split_seed: int = 0, max_folds: int | None = None, fold_ids=None, progress: bool = True,
                    on_run=None) -> dict:
@@ -130,6 +139,7 @@ def cross_validate(make_estimator, timelines, *, folds: int = 5, seeds=(0,), dev
     """
     if "label" not in timelines.df or not timelines.label_names:
         raise ValueError("cross_validate needs labelled timelines (a 'label' column)")
+    check_classes(timelines)
     names = list(timelines.label_names)
     splits = timeline_folds(timelines, folds, dev_fraction, split_seed)
     if fold_ids is not None:
