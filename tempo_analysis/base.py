@@ -173,7 +173,14 @@ class Estimator:
         config = cls._config_from_dict(values, what=f"{name} folder {str(d)!r}: {CONFIG_FILE}")
         est = cls(config, **overrides)
         est.config_ = est.get_config()
-        est._load_fitted(d)
+        try:
+            est._load_fitted(d)
+        except Exception as e:
+            from tempo_analysis.hub import damaged_message, damaged_weights
+
+            if damaged_weights(e):
+                raise DataError(damaged_message(f"{name}", d, e)) from None
+            raise
         return est
 
     @classmethod

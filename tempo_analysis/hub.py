@@ -202,12 +202,30 @@ def explain_load_errors(resolved, *, what: str = "Model"):
         yield
     except ModelNotAvailable:
         raise
-    except (OSError, ValueError) as e:
-        if not Path(resolved).is_dir():
+    except Exception as e:
+        if damaged_weights(e):
+            raise ModelNotAvailable(damaged_message(what, resolved, e)) from None
+        if not isinstance(e, (OSError, ValueError)) or not Path(resolved).is_dir():
             raise
         reason = (str(e).strip().splitlines() or [type(e).__name__])[0].rstrip(".")
         raise ModelNotAvailable(f"{what} folder {str(resolved)!r} could not be loaded: {reason}. "
                                 f"Fix: {FOLDER_FIX}.") from e
+
+
+def damaged_weights(err: BaseException) -> bool:
+    """A truncated or corrupt safetensors file, or a pickle where weights should be (never unpickled)."""
+    import pickle
+
+    names = {t.__name__ for t in type(err).__mro__}
+    return bool(names & {"SafetensorError", "HeaderTooLarge", "UnpicklingError"}) or isinstance(err, pickle.UnpicklingError)
+
+
+def damaged_message(what: str, folder, err: BaseException) -> str:
+    """One line for damaged weights: the folder, what is wrong, and the safe fix (no unsafe loading)."""
+    reason = "a pickle file, which is never loaded" if "Unpickling" in type(err).__name__ else \
+        "a truncated or corrupt safetensors file"
+    return (f"{what} folder {str(folder)!r}: its weights could not be read ({reason}). Fix: re-save the model as "
+            "safetensors (model.save_pretrained(DIR) writes model.safetensors), or train and save it again.")
 
 
 def require_saved_files(folder, files, *, what: str, fix: str) -> Path:
