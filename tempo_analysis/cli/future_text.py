@@ -105,7 +105,7 @@ def check_gen_options(args) -> None:
     """Refuse sampling options without sampling, and sizes that generate nothing."""
     refuse_options(args, ["--top-k", "--top-p"], when=args.greedy, apply_to="sampling (the default)",
                    here="--greedy (plain beam search)", fix="drop --greedy")
-    require_positive(args, "--num-beams", "--max-new-tokens", "--n", "--n-generate")
+    require_positive(args, "--num-beams", "--max-new-tokens", "--n", "--n-generate", "--top-k")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise ValueError(f"--top-p {args.top_p}: use a probability in (0, 1], e.g. 0.92.")
 

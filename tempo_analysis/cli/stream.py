@@ -146,7 +146,8 @@ def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-evaluate")  # before any work
     require_distinct(args, "--seeds")
-    require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length")
+    require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length", "--patience",
+                     "--threads")
     refuse_options(args, ["--tune", "--patience"], when=args.dev_fraction == 0,
                    apply_to="runs with a dev split (settings are chosen and early stopping is decided on dev)",
                    here="--dev-fraction 0", fix="give --dev-fraction > 0 (default 0.25)")

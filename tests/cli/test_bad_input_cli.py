@@ -31,6 +31,11 @@ ROWS = {
     "semantic-change: --body-lr -1": ("semantic-change rank --body-lr -1 --out {d}/r.tsv", ["--body-lr -1.0", ">= 0"]),
     "semantic-change: --head-steps -1": ("semantic-change rank --head-steps -1 --out {d}/r.tsv", ["--head-steps -1", ">= 0"]),
     "semantic-change: --out under a file": ("semantic-change rank --out {d}/afile/r.tsv", ["is a file"]),
+    "stream: --patience 0 (failed after the data was read)": (
+        "stream evaluate --patience 0 --out {d}/r.json", ["--patience 0", ">= 1"]),
+    "stream: --threads -1": ("stream evaluate --threads -1 --out {d}/r.json", ["--threads -1", ">= 1"]),
+    "future-text generate: --top-k -1": (
+        "future-text generate --checkpoint {d}/ckpt --year 2020 --top-k -1", ["--top-k -1", ">= 1"]),
     "diffusion: --batch-size 0 (ZeroDivisionError)": ("diffusion train --batch-size 0 --out {d}/run", ["--batch-size 0"]),
     "diffusion: --max-steps 0 (after loading the encoder)": (
         "diffusion train --max-steps 0 --out {d}/run", ["--max-steps 0"]),
