@@ -36,6 +36,17 @@
 # RumourEval-2017 (stance switches, the paper's LRS data).
 # Method page: `docs/methods/stream.md`. Full cross-validation: `tempo-analysis stream evaluate`.
 
+# %% [markdown]
+# **What you will learn**
+#
+# - How TempoFormer uses time: its temporal rotary attention turns each post's vector by the log of its
+#   gap to the current post, so a long silence can signal a change even when the words do not.
+# - What the figures let you see: the gap sweep moves one post in time and plots p(change) against its
+#   gap, and the what-if panel lets you edit a post's text, gap or window and watch the prediction.
+# - How the time-blind control is compared: the same model with the rotary time embedding removed,
+#   trained with the same seed, split and budget, and scored on all switches and on those that only
+#   the gap reveals.
+
 # %%
 import time
 
@@ -78,8 +89,7 @@ RECORD = True  # write key numbers to build/summary.json
 # %% [markdown]
 # The defaults above are the lesson's presets in `tempo_analysis.stream.config`: `preset("notebook")`,
 # TempoFormer's settings (what `TempoFormerClassifier("notebook")` trains with), and
-# `NOTEBOOK_EXPERIMENT`, the data, split and models compared. A test checks that they agree, and
-# that TempoFormer reaches macro-F1 ≥ 0.8 on the planted world with them.
+# `NOTEBOOK_EXPERIMENT`, the data, split and models compared.
 
 # %%
 config = preset("notebook")
@@ -100,6 +110,9 @@ display(timelines.df.groupby("label").size().rename("posts").to_frame().T)
 
 # %%
 figs.timeline_plot(timelines, max_timelines=10).show()
+
+# %% [markdown]
+# *Look at:* the spacing of the points: bursts of posts seconds apart, then silences of hours or days, and where the diamonds (changes) fall.
 
 # %% [markdown]
 # ## 2 · Train TempoFormer
@@ -129,6 +142,9 @@ results = {"tempoformer": {"summary": aggregate([dict(run, seed=SEED)], names)}}
 print(f"TempoFormer test macro-F1 = {run['macro_f1']:.3f}  ·  per class: "
       + ", ".join(f"{n} {run['f1'][n]:.3f}" for n in names))
 clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timelines").show()
+
+# %% [markdown]
+# *Look at:* the cells off the diagonal (rows are the truth): which changes TempoFormer takes for ordinary posts (`O`), and which ordinary posts it calls changes.
 
 # %% [markdown]
 # ## 3 · Does TempoFormer use time?
@@ -164,6 +180,9 @@ if RECORD:
     record_summary(keys, notebook="01_stream_classification")
 
 # %% [markdown]
+# *Look at:* the bars of each group side by side, above all "recall: time switches", where only the model that reads the gaps can score.
+
+# %% [markdown]
 # **See the model use time.** Take one switch from the test timelines and move it in time: the
 # curve is p(change) as its gap to the previous post runs from one second to four days (nothing is
 # retrained; only the input moves). TempoFormer's curve rises where the gaps of ordinary posts end;
@@ -180,6 +199,9 @@ models = {"TempoFormer": clf, "time-blind control": control}
 figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in models.items()},
                      title=f"p(change) of {sweep_post} against its gap to the previous post").show()
 display(gap_sweep_panel(models, test, post_ids=time_posts or None, post_id=sweep_post))
+
+# %% [markdown]
+# *Look at:* where TempoFormer's curve crosses 0.5 and how flat the control's line stays; in the panel, drag the gap and watch the same.
 
 # %% [markdown]
 # ## 4 · Baselines and comparison
@@ -220,6 +242,9 @@ if RECORD:
     record_summary(keys, notebook="01_stream_classification")
 
 # %% [markdown]
+# *Look at:* the models that read the gaps (Time-BiLSTM and both TempoFormers) against those that never see them (FFN-History, BiLSTM), and in the table, the column of recall on time switches.
+
+# %% [markdown]
 # **TempoFormer over sentence vectors, with and without time.** The same check as section 3, for the
 # cheap model: its time-blind form is the same network with the rotary time embedding removed
 # (`ablation="vanilla_mha"`), trained with the same seed, split and budget. Both train in seconds,
@@ -247,16 +272,19 @@ if RECORD:
     record_summary(keys, notebook="01_stream_classification")
 
 # %% [markdown]
+# *Look at:* in the bar chart, the recall on time switches of the model over vectors against that of its time-blind form.
+#
+# *Look at:* in the sweep, whether the curve of the model over vectors moves with the gap while its time-blind form stays flat.
+
+# %% [markdown]
 # ## 5 · Ablations
 # Each row removes one piece (paper Table 3) and is **retrained** at the same budget, split and seed
 # as the full model above. The `vanilla_mha` row is the time-blind control trained in section 3.
 # More trainings would lengthen this notebook's run time, so by default the other rows come from a
-# recorded run of the same protocol, shipped with the package (`recorded_ablation` reads
-# `tempo_analysis/assets/recorded/stream_ablations.json`, which holds each run's exact command,
+# recorded run of the same protocol that ships with the package, made with
 # `tempo-analysis stream evaluate --data world --ablation NAME --window 3 --max-folds 1 --epochs 4
-# --freeze-local ...`, its machine and wall time). A record is shown only when it was made at the
-# settings above. The full-model row is the model you just trained. Set `RUN_ABLATIONS = True` to
-# retrain them here instead.
+# --freeze-local ...`. A record is shown only when it was made at the settings above. The full-model
+# row is the model you just trained. Set `RUN_ABLATIONS = True` to retrain them here instead.
 #
 # - `vanilla_mha`: no rotary embedding at all, so the window's posts carry no time (the control).
 # - `sequential_rope`: the rotary embedding turns by the post's *position* in the window instead of
@@ -289,6 +317,9 @@ figs.results_table(ablation_results, names, reference="TempoFormer",
                    title=f"ablations (w={WINDOW}, {EPOCHS} epochs, fold 0, seed {SEED}; {source}; test F1 %)").show()
 
 # %% [markdown]
+# *Look at:* the `IS` column (the switches): how far each ablation falls below the full model, and how close `sequential_rope` (order without gaps) stays to the control.
+
+# %% [markdown]
 # ## 6 · One timeline at a time
 # Pick a timeline: the lines are the predicted probabilities of each change class for every post
 # (each prediction sees only that post's window), the triangles the true changes.
@@ -297,6 +328,9 @@ figs.results_table(ablation_results, names, reference="TempoFormer",
 test_proba = proba
 display(timeline_viewer(clf, test, test_proba))
 clf.visualize_probabilities(test, test.timeline_ids[0], proba=test_proba).show()
+
+# %% [markdown]
+# *Look at:* whether the change lines rise at the triangles (the true changes) and stay low between them.
 
 # %% [markdown]
 # ## 7 · What does the temporal attention look at?
@@ -313,6 +347,9 @@ clf.visualize_attention(test, post, layer=0).show()
 clf.visualize_attention(test, post, layer=-1).show()
 
 # %% [markdown]
+# *Look at:* which columns (keys, labelled by their gap) hold the weight in each layer: the posts just before the current one, or those across a long gap.
+
+# %% [markdown]
 # ## 8 · What if?
 # Choose a post, then **edit its text**, **drag its gap** to the previous post (log scale, from a
 # second to four days) or **change the window size**: the bars show the new prediction. Try
@@ -323,6 +360,8 @@ clf.visualize_attention(test, post, layer=-1).show()
 display(what_if_panel(clf, test))
 
 # %% [markdown]
+# *Look at:* the bars after each edit: whether a long gap alone, with the same text, turns the post into a change.
+#
 # The same, without widgets: the chosen change post with its real gap, after one day of silence,
 # and read with smaller and larger windows.
 
@@ -353,6 +392,18 @@ print(f"the bars changed on {sum(drive['changed'])} of {len(drive['changed'])} m
 if RECORD:
     record_summary({"ui.kernel_latency_ms.01_stream_classification": round(drive["median_ms"], 1),
                     "ui.kernel_responds.01_stream_classification": drive["responds"]}, notebook="01_stream_classification")
+
+# %% [markdown]
+# **What the evidence says**
+#
+# In the recorded run of this lesson TempoFormer reaches test macro-F1 0.876 against 0.622 for the same
+# model without time, and it recalls every switch that only the gap reveals (recall 1.00) where the
+# control finds 0.18 of them, below a guess from the class priors (0.23). That is one split and one seed
+# of a world built so that time decides; on real rumour threads (RumourEval-2017) at CPU settings the
+# gaps add little, with TempoFormer's attention over sentence vectors at macro-F1 0.724 against 0.715
+# without time and 0.721 for a BiLSTM. The paper reports macro-F1 0.689 on the same rumour data against
+# 0.678 for a BiLSTM (BERT-base on a GPU), and its own ablation puts the time-specific part at 0.002
+# (0.687 when the rotation follows the posts' order instead of their gaps).
 
 # %% [markdown]
 # ## Exercises

@@ -38,10 +38,23 @@
 # ("river", "garden") take their companions 50/50 everywhere. The phrases are the same for both
 # senses, so **only the unit and the time decide which companion comes**. One caveat: a document
 # lists every changing word, so a time-blind model (CWE) reading it can guess part of the answer
-# from the other words' companions (how far the spreads have gone); the results page measures
-# this. Set `DATA = "acl"` for the ACL Anthology venue network
+# from the other words' companions (how far the spreads have gone). Set `DATA = "acl"` for the ACL
+# Anthology venue network
 # (units = venue families linked by author overlap, slices = years). Method page:
 # `docs/methods/diffusion.md`.
+
+# %% [markdown]
+# **What you will learn**
+#
+# - How DCWE makes a word's input embedding depend on the social unit and the time slice (an offset
+#   from a graph attention network over the social graph and one feed-forward network per slice), and
+#   how a diffusion map and a walk-or-flight reading are drawn from the trained model.
+# - What the figures let you see: held-out perplexity per model, the map of units in each slice (with
+#   a switch that reads it from the control instead), and, per slice, how many newly reached units had
+#   a neighbour that already held the new sense.
+# - How the time-blind control is compared: CWE, the same encoder fine-tuned with the same steps and
+#   seed but without unit or time, next to DCWE with its offsets set to zero and the social and
+#   temporal ablations, on all held-out text and on the words that only the unit and the time decide.
 
 # %%
 import dataclasses
@@ -122,6 +135,9 @@ print(f"DCWE has the lower loss on {paired['share_lower']:.0%} of {paired['n_doc
 mapper.visualize_perplexity().show()
 
 # %% [markdown]
+# *Look at:* how small the gap between DCWE and CWE is next to the ablations (SA, TA); lower is better.
+
+# %% [markdown]
 # Only some held-out tokens depend on the unit and the time: on the planted world, the changing
 # words' companions ("server" or "rain" next to "cloud"). Their perplexity, on the same masks, read
 # apart from the rest, shows whether a model learned the companions at all (a model that knows the
@@ -192,6 +208,9 @@ print(f"r̂ > 0 (the anchor is DCWE's first choice) in {held} of {len(result.rha
       + ("" if held else ": the map is empty, the offsets have not learned who adopted when at this budget"))
 
 # %% [markdown]
+# *Look at:* whether any node is dark, and whether the dark nodes gather in one community or spread from slice to slice; an empty map means DCWE never makes the anchor its first choice.
+
+# %% [markdown]
 # **What if** the map were read from the time-blind control? Switch the model: the map is read
 # again from that model's own masked predictions (nothing is retrained). r̂ above is a yes or no
 # (is the anchor the model's first choice?); here the fill is graded: the model's probability of
@@ -226,6 +245,9 @@ def show_map(model):
 
 
 widgets.VBox([model_choice, widgets.interactive_output(show_map, {"model": model_choice})])
+
+# %% [markdown]
+# *Look at:* switch between DCWE and CWE: CWE's nodes share one colour in each slice, and the table shows whether DCWE's spread over units follows the planted share of adopters.
 
 # %% [markdown]
 # ## Walk or flight? DCWE against the time-blind control
@@ -275,6 +297,9 @@ else:
     print(f"recovered mode: {result.mode['mode']}")
 
 # %% [markdown]
+# *Look at:* per slice, how many newly reached units had a neighbour that already held the association (walk) and how many had none (flight), if any were reached; the table says which mode each model recovers.
+
+# %% [markdown]
 # ## The paper's r̂ (contextual nearest neighbours)
 # The paper ranks the anchor's centroid among the nearest neighbours of the word's contextual
 # vectors. On the planted world we score only the word's *bare* usages ("the cloud again."),
@@ -306,6 +331,19 @@ if truth is not None:
         summary[f"diffusion.{row.world}_world.{key}_first_arrival_exact"] = row.first_arrival_exact
 record_summary(summary, notebook="03_social_diffusion")
 summary
+
+# %% [markdown]
+# **What the evidence says**
+#
+# In the recorded run DCWE's held-out perplexity is 2.185 against 2.189 for CWE, the same encoder
+# without unit or time (−0.2%, Wilcoxon p = 0.30), so on the whole text the control does as well, and
+# only on the companions that the unit and the time decide is DCWE lower (1.91 against 2.02, −5.5%).
+# The map read from the trained DCWE recovers neither walk nor flight in either world, and neither do
+# its zeroed-offsets copy and CWE: at this CPU budget the offsets do not learn which unit adopted when,
+# and even a DCWE handed the planted adoption in place of its graph network's output comes out only
+# about 1% below CWE. The paper, with BERT-base on a GPU, also finds fits only slightly better than
+# CWE (ArXiv test perplexity 3.513 against 3.530, significant by a Wilcoxon test), and it reads a walk
+# for *network* and a flight for *mask* from maps of real ArXiv and Reddit usages.
 
 # %% [markdown]
 # ## Exercises

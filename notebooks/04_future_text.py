@@ -44,6 +44,17 @@
 # texts once (`make demo` leaves those states in `~/.cache/tempo_analysis/future_text_states`,
 # or `$TEMPO_ANALYSIS_CACHE_DIR`; later runs read them) and beam-search generation.
 
+# %% [markdown]
+# **What you will learn**
+#
+# - How an LSTM forecasts a bias for every word of the target year from the word's history in earlier
+#   years, and how that bias is added to a frozen language model's next-word scores.
+# - What the figures and widgets let you see: perplexity per variant, each word's real trend against
+#   each model's forecast, generated texts side by side, and a what-if that makes a falling word rise.
+# - How the time-blind control is compared: the all-years baseline, the same frozen LM with the same
+#   adaptation and steps but no bias, scored on the same test year (its what-if ratios are 1 by
+#   construction).
+
 # %%
 import dataclasses
 
@@ -132,6 +143,9 @@ results = future.results_
 future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {future.test_year_}), content perplexity, "
                                "content METEOR (lower ppl is better, higher METEOR is better)").show()
 
+# %% [markdown]
+# *Look at:* the bias models' bars against `baseline`, the time-blind control, in each perplexity group (lower is better), and the content METEOR bars (higher is better).
+
 # %%
 future.visualize_metric("test_content_ppl").show()
 # picked on dev among the temporal models only (the last-n controls are time-blind too)
@@ -145,6 +159,8 @@ print(f"copy rate (share of generated 8-grams found verbatim in the training tex
       f"{results['copy_rate'].max():.3f}; the real test-year texts' own copy rate: {heldout_copy:.3f}")
 
 # %% [markdown]
+# *Look at:* each model's test content perplexity against the baseline's bar: the difference is what the temporal bias adds.
+#
 # Content perplexity counts only *content tokens* (word pieces longer than 4 characters that are
 # not stopwords), where the temporal signal lives. Content METEOR compares each generated text
 # with its best-matching real test-year text (exact and Porter-stem matches of content words; the
@@ -162,6 +178,9 @@ print(f"copy rate (share of generated 8-grams found verbatim in the training tex
 future.visualize_trends(WORDS, models=("baseline", "freq", "context2")).show()
 
 # %% [markdown]
+# *Look at:* for each word, whose marker lands nearer the last point of its line: the baseline's, or the temporal models'.
+
+# %% [markdown]
 # ## Generated texts: baseline against the temporal bias
 # Same seed and decoding (beam 5 with top-k 50 / top-p 0.92 sampling, no repeated bigrams), the
 # texts scored above. Trending words are highlighted.
@@ -169,6 +188,9 @@ future.visualize_trends(WORDS, models=("baseline", "freq", "context2")).show()
 # %%
 biased = "freq" if "freq" in future.models_ else next(k for k, m in future.models_.items() if m.bias is not None)
 side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, titles=("baseline", biased)).show()
+
+# %% [markdown]
+# *Look at:* the highlighted trend words: which ones each model writes, and whether the biased texts use the rising words more often.
 
 # %% [markdown]
 # ## What if a word had been rising?
@@ -242,8 +264,25 @@ display(generation_explorer(future, "baseline", biased, WORDS, n=N_TEXTS, settin
 if freq_name is not None:
     display(trend_injector(future, freq_name, INJECT, n=N_TEXTS, settings=widget_settings, run_now=False))
 
+# %% [markdown]
+# *Look at:* the texts after each click: with α at 0 the bias is off, and an injected trend should make its word come more often.
+
 # %%
 results.round(3)
+
+# %% [markdown]
+# **What the evidence says**
+#
+# In the recorded run the frequency bias, the model picked on the dev year, reaches test content
+# perplexity 2.792 against 3.009 for the time-blind control, the same frozen LM and adaptation trained
+# on all years (−7.2%; lower is better), and the contextual biases land in between (context 2.929,
+# Context² 2.877). Made to rise ×8, two falling words get a larger bias and are written about four
+# times as often in 96 sampled texts (trend response 4.17), while the control has no history to edit;
+# on real ACL abstracts at CPU size the gains are smaller (2–4%) and do not always carry over from the
+# dev year to the test year. The paper's claim is that such a bias helps GPT-2, fine-tuned on all
+# 37,816 ACL training abstracts, model the next year's abstracts better than fine-tuning on all
+# previous years; the excerpt of the paper we have does not include its results table, so there is no
+# paper number to set beside ours.
 
 # %% [markdown]
 # ## Exercises
