@@ -35,13 +35,15 @@
 #
 # By default this runs on the **planted world**: 19 words in two periods (`old`, `new`) whose sense
 # shares were set by hand, so the true amount of change is known (`graded` = how much the share of
-# the changing sense moved). The world is built so that **only time can see the change**: the
-# sentences that get ranked (the *probes*, e.g. "I keep thinking about that cell.") are the same
-# text in both periods. A model that ignores time reads them identically and cannot rank at all;
-# a model post-trained on the period corpus (where *cell* is a phone far more often in `new`) and
-# told each probe's period can. Half of that corpus names a word's sense by one cue word in a neutral
-# frame ("We talked about the cell and the battery for a while."): with the cue masked, only the word
-# and the period can predict it, which is what the time parameters learn. Parameters switch to the pseudoword benchmark (real English,
+# the changing sense moved). As in real text, each usage's own words carry its sense ("She answered
+# her cell on the bus." against "The prisoner paced his cell."), and a word whose new sense spread
+# has more such usages in `new`, in graded amounts. These usages are what gets ranked.
+#
+# The world has a second part, the **probes**: vague sentences ("I keep thinking about that cell.")
+# that are the same text in both periods. There, only time can see the change: a model that ignores
+# time reads them identically and ranks nothing, while a model post-trained on the period corpus and
+# told each probe's period can. Reading both parts shows what time adds when the contexts already
+# differ, and what it adds when they do not. Parameters switch to the pseudoword benchmark (real English,
 # graded truth), Gutenberg vs Brown (real text, no truth), a SemEval-2020 Task 1 folder, or a
 # DWUG folder. Every method is one `SemanticChangeRanker`:
 # `fit(data)` trains, embeds and scores; what it learned ends in `_` (`scores_`, `metrics_`, ...).
@@ -70,7 +72,9 @@ from tempo_analysis.figures import semantic_change as figs
 from tempo_analysis.notebook import record_summary
 from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import (NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config,
-                                            recorded_study, seed_spread, time_ablation, time_effect)
+                                            recorded_study, time_ablation, time_effect)
+from tempo_analysis.semantic_change.compare import headline_numbers, score_probes
+from tempo_analysis.study import holds, recorded_seed_study, study_table, summary_keys
 from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_probe, word_explorer
 
 # %% tags=["parameters"]
@@ -113,17 +117,7 @@ display(data.corpus.df[["period", "text"]].groupby("period").head(2))
 rankers = fit_methods(data, configs, progress=lambda m: print(f"· {m} ...", flush=True))
 main_method = "temporal-attention" if "temporal-attention" in rankers else next(iter(rankers))
 main = rankers[main_method]
-for m, r in rankers.items():
-    t = ", ".join(f"{k} {v:.0f}s" for k, v in r.timings_.items())
-    msg = f"{m:>20}: {t}"
-    report = r.model_.train_report
-    if report and report.get("loss"):
-        msg += f"; MLM loss {report['loss'][0]:.2f} -> {sum(report['loss'][-5:]) / len(report['loss'][-5:]):.2f}"
-    if "spearman" in r.metrics_:
-        msg += f"; Spearman {r.metrics_['spearman']:.3f}"
-    print(msg)
-for miss in main.missing_:
-    print("missing:", miss, "(scored NaN, left out of the correlation)")
+pd.DataFrame({m: {**r.timings_, "spearman": r.metrics_.get("spearman")} for m, r in rankers.items()}).T.round(3)
 
 # %% [markdown]
 # ## Does time help?
@@ -141,20 +135,37 @@ display(ablation.round(3))
 print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
 
 # %% [markdown]
-# *Look at:* the coloured bars against the grey ones (no time), and whether each interval reaches 0: with 19 words, overlapping intervals cannot be told apart.
+# *Look at:* the coloured bars against the grey ones (no time). On the world's usages the control
+# ranks about as well as temporal attention: each usage's own words already say its sense, so the
+# period adds little. With 19 words, overlapping intervals cannot be told apart.
+
+# %% [markdown]
+# ## Where only time can tell: the probes
+# The same trained models, now reading the probes, which are word for word the same in both periods.
+# Nothing is trained again; only the probes are embedded.
+
+# %%
+probe_rankers = score_probes(rankers, data) if data.name.startswith("world") else {}
+probe_table = time_ablation(probe_rankers).fillna({"spearman": 0.0}) if probe_rankers else None
+if probe_table is not None:
+    display(figs.ablation_bars(probe_table))
+    print(f"on the probes: time_effect = {time_effect(probe_table):+.3f}")
+
+# %% [markdown]
+# *Look at:* the grey bars at 0. A model blind to time reads each probe twice as the same sentence,
+# so it cannot rank at all. Temporal attention reads the period and ranks the planted change.
 
 # %% [markdown]
 # **One seed is one draw.** Nineteen words give a noisy Spearman, and a short post-training lands
-# differently from seed to seed (`SEED` reseeds the new time parameters, the masks and the order).
-# The recorded seed study fits each method on this same world at these same settings with model
-# seeds 0–4 (it ships with the library; the table's `attrs` hold the command that reproduces it):
-# read the mean and the spread, not one run. The time-blind control scores 0 at every seed: it reads
-# the same probes in both periods.
+# differently from seed to seed. The recorded seed study reran this lesson's headline on five new
+# worlds: each seed plants a new world and also seeds the model. The settings were chosen on world
+# seeds 0–2 only, so the other seeds are a fair test. Read the mean and the spread, not one run.
 
 # %%
-spread = seed_spread()
-display(spread.round(3))
-print("recorded with:", spread.attrs["command"])
+seed_study = recorded_seed_study("02")
+display(study_table(seed_study).round(3))
+display(holds(seed_study))
+print("recorded with:", seed_study["command"])
 
 # %% [markdown]
 # On real text the same comparison runs on the **pseudoword benchmark** (`DATA = "pseudoword"`):
@@ -190,9 +201,7 @@ display(main.scores_.head(10))
 # cosine distance), `prt` (the same on unit-length usages) and `apd-within` (average pairwise
 # distance across periods minus within periods); `apd` and `jsd` (k-means clusters) can be added.
 # `apd-within` over z-scored vectors is the library's default on real text (chosen on the pseudoword
-# benchmark), and the notebook ranks real text with it; but the world's probes are the same sentences
-# in both periods, so there it measures the probes' spread, not their change: its column is negative
-# for every model, the time-blind ones too. On the world, read the `cosine` column.
+# benchmark), and the notebook ranks real text with it. The world is ranked with `cosine`.
 
 # %%
 table = comparison_table(rankers, scorers=SCORERS)
@@ -201,19 +210,14 @@ if table["spearman"].notna().any():
 display(table.pivot(index="method", columns="scorer", values="spearman").round(3))
 
 # %% [markdown]
-# *Look at:* the `cosine` bars, the ones to read on this world: which methods rise above 0, and that `apd-within` is negative for every model, the time-blind ones too.
+# *Look at:* whether the scorers agree on the order of the methods, and how far each scorer's Spearman moves for the same vectors.
 
 # %% [markdown]
 # ## One word up close
 # A map of the word's usages (UMAP of their vectors): each dot is a sentence, coloured by period;
-# hover to read it. On real text, a word whose sense moved shows a cloud that the later period
-# fills and the earlier one does not. The world's probes are the same sentences in both periods, so
-# here each later dot sits next to its earlier twin: the change the temporal model reads is a small
-# shift of every usage (compare the scores above), too small to see on the map. Next to it: the
-# word's nearest words in each period (the model's best substitutes for it, from its MLM head), for
-# the temporal model and for its time-blind control. The control reads the same sentences in both
-# periods, so its two columns can only agree; the temporal model's can differ only through the
-# time input, and a shift that small rarely changes its top words.
+# hover to read it. A word whose sense moved shows a cloud that the later period fills and the
+# earlier one does not. Next to it: the word's nearest words in each period (the model's best
+# substitutes for it, from its MLM head), for the temporal model and for its time-blind control.
 
 # %%
 word = WORD or ("cell" if "cell" in main.targets_ else main.scores_.dropna().iloc[0]["word"])
@@ -224,9 +228,9 @@ if "no-time" in rankers:
     display(rankers["no-time"].visualize_neighbours(word, k=8).update_layout(title=f"{word}: no-time control"))
 
 # %% [markdown]
-# *Look at:* on the usage map, each `new` dot next to its `old` twin: the probes are the same sentences, so the shift the temporal model reads is too small to see here.
+# *Look at:* on the usage map, the cloud of `new` dots with no `old` dots around it: the usages of the new sense.
 #
-# *Look at:* in the neighbour lists, whether the temporal model's two periods differ at all, and that the control's two columns are the same.
+# *Look at:* in the neighbour lists, whether the two periods' top words differ, for the temporal model and for the control.
 
 # %% [markdown]
 # Pick another word:
@@ -263,31 +267,14 @@ sentence_probe(main, word=word, text=example.get(word, f"I thought about the {wo
 
 # %% [markdown]
 # ## Key numbers
-# The lesson's numbers in one table (planted world only: other data have their own truth, or none):
-# each method's Spearman with its interval, what time adds, the recorded pseudoword study, the seed
-# study, and the settings they were read at.
+# The lesson's headline in one table (planted world only: other data have their own truth, or none),
+# also written to `build/summary.json`.
 
 # %%
-summary = {}
-if data.name == "world":
-    for row in ablation.itertuples():
-        summary[f"semantic_change.{row.method}.spearman"] = round(row.spearman, 4)
-        summary[f"semantic_change.{row.method}.spearman_ci_low"] = round(row.ci_low, 4)
-        summary[f"semantic_change.{row.method}.spearman_ci_high"] = round(row.ci_high, 4)
-        summary[f"semantic_change.{row.method}.pearson"] = round(row.pearson, 4)
-    summary["semantic_change.time_effect"] = round(effect, 4)
-    for row in study.itertuples():
-        summary[f"semantic_change.pseudoword.{row.method}.spearman"] = round(row.spearman, 4)
-    summary["semantic_change.pseudoword.time_effect"] = round(time_effect(study), 4)
-    for row in spread.itertuples():
-        summary[f"semantic_change.seeds.{row.method}.mean"] = round(row.mean, 4)
-        summary[f"semantic_change.seeds.{row.method}.std"] = round(row.std, 4)
-        summary[f"semantic_change.seeds.{row.method}.min"] = round(row.min, 4)
-    summary["semantic_change.settings.samples"] = main.config_.samples
-    summary["semantic_change.settings.layers"] = str(main.config_.layers)
-    summary["semantic_change.settings.scorer"] = main.config_.scorer
-    record_summary(summary, notebook="02_semantic_change")
-pd.Series(summary, dtype=object)
+numbers = headline_numbers(rankers, probe_rankers or None) if data.name == "world" else {}
+if numbers:
+    record_summary(summary_keys("02", numbers), notebook="02_semantic_change")
+pd.Series(numbers, dtype=object)
 
 # %% [markdown]
 # **Can the encoder fill in a masked word?** Temporal attention is post-trained with masked-LM, so
@@ -325,9 +312,8 @@ else:
 # ## Exercises
 # Two questions about what the period does to the ranking. Each has a cell for your answer (replace
 # `raise NotImplementedError()` with your code) and a check cell below it. Nothing here trains or
-# embeds again: use what was computed above (`rankers`: one fitted `SemanticChangeRanker` per
-# method, `main`: the temporal-attention ranker). The questions assume the planted world
-# (`DATA = "world"`).
+# embeds again: use what was computed above (`probe_rankers`: one fitted `SemanticChangeRanker` per
+# method, read on the probes). The questions assume the planted world (`DATA = "world"`).
 
 # %%
 import numpy as np
@@ -336,18 +322,18 @@ from tempo_analysis.exercises import check, check_prediction
 
 # %% [markdown]
 # ### Exercise 1 · What can the time-blind control rank?
-# The ranking embeds the *probes*: vague sentences that are word for word the same in both periods.
+# The probe part embeds vague sentences that are word for word the same in both periods.
 # The control `no-time` is the temporal-attention model with its time input held fixed. **Predict
 # first**: what change score does the control give each word? Write `"zero"` or `"like the temporal
-# model"` in `prediction`. Then find each method's largest change score (`rankers[method].scores_`
+# model"` in `prediction`. Then find each method's largest change score (`probe_rankers[method].scores_`
 # has one row per word, with its `score`).
 
 # %%
 prediction = None  # "zero" or "like the temporal model"
-max_score = {method: None for method in rankers}
+max_score = {method: None for method in probe_rankers}
 ### BEGIN SOLUTION
 prediction = "zero"
-for method, ranker in rankers.items():
+for method, ranker in probe_rankers.items():
     max_score[method] = float(ranker.scores_["score"].max())
 ### END SOLUTION
 pd.Series(max_score)
@@ -355,8 +341,8 @@ pd.Series(max_score)
 # %% tags=["check"]
 check_prediction("02_semantic_change/1", prediction, "prediction: the control's change score on the probes",
                  hint="without the period, what differs between a probe in 'old' and the same probe in 'new'?")
-check(lambda: all(max_score[m] is not None and abs(max_score[m] - rankers[m].scores_["score"].max()) < 1e-9
-                  for m in rankers), "each method's largest change score",
+check(lambda: all(max_score[m] is not None and abs(max_score[m] - probe_rankers[m].scores_["score"].max()) < 1e-9
+                  for m in probe_rankers), "each method's largest change score",
       hint="each ranker's scores_ table has a score column with one row per word; you want its largest "
            "value, as a number, for every method")
 check(lambda: max_score["no-time"] < 1e-3, "the control scores every word (about) 0: it cannot rank at all")
@@ -366,27 +352,29 @@ check(lambda: max_score["temporal-attention"] > 10 * max_score["no-time"],
 # %% [markdown]
 # ### Exercise 2 · Rank the words with one layer only
 # Temporal attention puts the period into **every** attention layer. The stored vectors keep several
-# hidden layers (`main.vectors_.layers`), and `main.rescore(layers=[i])` scores the words with layer
-# `i` only (no re-embedding); `main.evaluate(scores)["spearman"]` compares a scoring with the truth.
-# For every stored layer `i`, record temporal attention's Spearman and the control's largest change
-# score at that layer (`rankers["no-time"].rescore(layers=[i])`). Before you run it: is there a
+# hidden layers (`probe.vectors_.layers`, with `probe = probe_rankers["temporal-attention"]`), and
+# `probe.rescore(layers=[i])` scores the words with layer `i` only (no re-embedding);
+# `probe.evaluate(scores)["spearman"]` compares a scoring with the truth. For every stored layer `i`,
+# record temporal attention's Spearman on the probes and the control's largest change score at that
+# layer (`probe_rankers["no-time"].rescore(layers=[i])`). Before you run it: is there a
 # layer at which the control could rank?
 
 # %%
+probe = probe_rankers["temporal-attention"]
 spearman_by_layer, control_max_by_layer = None, None
 ### BEGIN SOLUTION
 spearman_by_layer, control_max_by_layer = {}, {}
-for layer in main.vectors_.layers:
-    spearman_by_layer[layer] = main.evaluate(main.rescore(layers=[layer]))["spearman"]
-    control_max_by_layer[layer] = float(rankers["no-time"].rescore(layers=[layer])["score"].max())
+for layer in probe.vectors_.layers:
+    spearman_by_layer[layer] = probe.evaluate(probe.rescore(layers=[layer]))["spearman"]
+    control_max_by_layer[layer] = float(probe_rankers["no-time"].rescore(layers=[layer])["score"].max())
 ### END SOLUTION
 pd.DataFrame({"temporal-attention spearman": spearman_by_layer, "no-time max score": control_max_by_layer})
 
 # %% tags=["check"]
-check(lambda: spearman_by_layer is not None and sorted(spearman_by_layer) == sorted(main.vectors_.layers),
-      "one Spearman per stored layer", hint="loop over main.vectors_.layers")
-layer = list(main.vectors_.layers)[-1]
-check(lambda: np.isclose(spearman_by_layer[layer], main.evaluate(main.rescore(layers=[layer]))["spearman"],
+check(lambda: spearman_by_layer is not None and sorted(spearman_by_layer) == sorted(probe.vectors_.layers),
+      "one Spearman per stored layer", hint="loop over probe.vectors_.layers")
+layer = list(probe.vectors_.layers)[-1]
+check(lambda: np.isclose(spearman_by_layer[layer], probe.evaluate(probe.rescore(layers=[layer]))["spearman"],
                          equal_nan=True),
       f"temporal attention's Spearman with layer {layer} alone")
 check(lambda: control_max_by_layer is not None and max(control_max_by_layer.values()) < 1e-3,

@@ -60,7 +60,7 @@ from tempo_analysis.world.stream import generate_timelines
 from tempo_analysis.world.world import World, load_world
 from tempo_analysis.world.yearly import generate_yearly
 
-__all__ = ["Resolved", "resolve", "KINDS", "load_timelines", "load_change_data", "load_social", "load_yearly",
+__all__ = ["Resolved", "resolve", "KINDS", "planted_world", "load_timelines", "load_change_data", "load_social", "load_yearly",
            "open_world", "TIMELINE_SPECS", "CHANGE_SPECS", "SOCIAL_USAGES", "YEARLY_SPECS"]
 
 
@@ -102,6 +102,31 @@ def open_world(directory=None) -> World | None:
                       f"(write it once with `tempo-analysis world --out {folder}`)", stacklevel=3)
         return None
     return load_world(folder)
+
+
+def planted_world(kind: str, seed: int, **changes) -> Resolved:
+    """The planted world's ``kind`` part regenerated in memory with world seed ``seed`` (never written
+    to disk, never read from ``data/``), as a :class:`Resolved` like ``resolve("world", kind)``.
+
+    ``changes``: other fields of that part's world config (``mode="flight"`` for the social part).
+    A seed study reruns a lesson on ``planted_world(kind, s)`` for several ``s``."""
+    from tempo_analysis.world.config import ChangeWorldConfig
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise DataError(f"seed={seed!r}: give a non-negative integer world seed")
+    if kind == "timelines":
+        tl, truth = generate_timelines(replace(StreamWorldConfig(), seed=seed, **changes), with_truth=True)
+        return Resolved(tl, truth)
+    if kind == "change":
+        corpus, truth = generate_change_corpus(replace(ChangeWorldConfig(), seed=seed, **changes))
+        data = ChangeData.from_usage_corpus("world", corpus, truth)
+        data.name = f"world:seed={seed}"
+        return Resolved(data, data.truth)
+    if kind == "social":
+        return Resolved(*generate_social(replace(SocialWorldConfig(), seed=seed, **changes)))
+    if kind == "yearly":
+        corpus, truth = generate_yearly(replace(YearlyWorldConfig(), seed=seed, **changes))
+        return Resolved(yearly_from_corpus(corpus), truth)
+    raise DataError(f"kind={kind!r}: give one of 'timelines', 'change', 'social', 'yearly'")
 
 
 # --- stream: Timelines ------------------------------------------------------------------------

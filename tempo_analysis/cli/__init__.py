@@ -28,7 +28,7 @@ import warnings
 from tempo_analysis import __version__
 
 # Module name -> group; the group's own module chooses its command name (e.g. "semantic-change").
-GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text", "encoder")
+GROUPS = ("world", "stream", "semantic_change", "diffusion", "future_text", "encoder", "study")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -57,15 +57,35 @@ class ChangeData:
                 else float(counts.get(p, 0)) for p in self.periods}
 
     @classmethod
-    def from_usage_corpus(cls, name: str, corpus: PeriodCorpus, truth: pd.DataFrame) -> "ChangeData":
+    def from_usage_corpus(cls, name: str, corpus: PeriodCorpus, truth: pd.DataFrame, *,
+                          part: str = "usages") -> "ChangeData":
         """One usage per corpus row (columns ``word``, ``start``, ``end``: the planted world's
-        ``periods.csv``); every word of ``truth`` is a target. When a ``probe`` column marks rows, only
-        those are the usages (the world's probes: the same sentences in both periods, so that only a
-        model that reads time can tell the periods apart); every row stays in the corpus."""
+        ``periods.csv``); every word of ``truth`` is a target; every row stays in the corpus.
+
+        ``part``: which rows are the usages to rank when a ``probe`` column marks some rows.
+        ``"usages"`` (the default): the unmarked rows, whose own words carry their sense, as in real
+        text. ``"probes"``: the marked rows, the same sentences in both periods, so that only a model
+        that reads time can tell the periods apart. Without marked rows every row is a usage."""
+        if part not in ("usages", "probes"):
+            raise ValueError(f"part={part!r}: give 'usages' (the sense-bearing sentences) or 'probes' "
+                             "(the sentences repeated in both periods).")
         df = corpus.df
         if "probe" in df and (df["probe"] == 1).any():
-            df = df[df["probe"] == 1]
+            df = df[df["probe"] == 1] if part == "probes" else df[df["probe"] != 1]
+        elif part == "probes":
+            raise ValueError(f"{name}: no row is marked as a probe (column 'probe' = 1); rank part='usages'.")
         usages = [TargetUsage.checked(w, p, t, s, e, surface=w, doc_id=d)
                   for w, p, t, s, e, d in zip(df["word"], df["period"], df["text"], df["start"], df["end"],
                                               df["doc_id"])]
-        return cls(name, corpus, truth["word"].tolist(), truth.copy(), usages)
+        return cls(name if part == "usages" else f"{name}:probes", corpus, truth["word"].tolist(), truth.copy(),
+                   usages)
+
+    def probe_part(self) -> "ChangeData":
+        """The same corpus and truth, ranked on its probes (the planted world's sentences that read the
+        same in both periods): what only time can tell apart. A ``DataError`` when no row is a probe."""
+        from .errors import DataError
+        df = self.corpus.df
+        if "probe" not in df or not (df["probe"] == 1).any():
+            raise DataError(f"{self.name}: no probe sentences (column 'probe' = 1); only the planted world has them.")
+        base = self.name[: -len(":probes")] if self.name.endswith(":probes") else self.name
+        return ChangeData.from_usage_corpus(base, self.corpus, self.truth, part="probes")

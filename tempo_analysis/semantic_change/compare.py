@@ -32,13 +32,46 @@ def _fit_cached(data: ChangeData, config: RankConfig, *, cache_name: str = "02-s
                   save=lambda ranker, folder: ranker.save(folder), load=SemanticChangeRanker.load)
 
 
-def fit_methods(data: ChangeData, configs: dict[str, RankConfig], *, progress=None) -> dict[str, SemanticChangeRanker]:
-    """{method: fitted ranker} for each method's config (in order); ``progress(method)`` before each."""
+# the methods of the lesson's headline: temporal attention, its time-blind control, the untrained encoder
+HEADLINE_METHODS = ("plain", "no-time", "temporal-attention")
+
+
+def fit_methods(data: ChangeData, configs: dict[str, RankConfig], *, progress=None,
+                cache: bool = True) -> dict[str, SemanticChangeRanker]:
+    """{method: fitted ranker} for each method's config (in order); ``progress(method)`` before each.
+    ``cache=False`` always fits (a seed study's worlds are never seen twice)."""
     out = {}
     for method, config in configs.items():
         if progress:
             progress(method)
-        out[method] = _fit_cached(data, config)
+        out[method] = _fit_cached(data, config) if cache else SemanticChangeRanker(config).fit(data)
+    return out
+
+
+def score_probes(rankers: dict[str, SemanticChangeRanker], data: ChangeData) -> dict[str, SemanticChangeRanker]:
+    """{method: ranker} of the same trained models, scored on the planted world's probes (the sentences
+    that read the same in both periods): nothing is trained again, only the probes are embedded."""
+    probes = data.probe_part()
+    return {m: SemanticChangeRanker(r.config_).fit(probes, model=r.model_) for m, r in rankers.items()}
+
+
+def headline_numbers(rankers: dict[str, SemanticChangeRanker],
+                     probe_rankers: dict[str, SemanticChangeRanker] | None = None) -> dict:
+    """The lesson's headline: ``spearman`` (temporal attention), ``control_spearman`` (no-time),
+    ``plain_spearman``, ``time_effect`` (their difference), and ``probe_time_effect`` (the same
+    difference on the probes) when ``probe_rankers`` are given."""
+    def rho(rs, m):
+        return float(rs[m].metrics_.get("spearman", float("nan"))) if m in rs else float("nan")
+
+    out = {"spearman": rho(rankers, "temporal-attention"), "control_spearman": rho(rankers, "no-time"),
+           "plain_spearman": rho(rankers, "plain")}
+    out["time_effect"] = out["spearman"] - out["control_spearman"]
+    if probe_rankers is not None:
+        # the control reads identical probes in both periods: its change scores are all ~0 and its
+        # Spearman is undefined (NaN); it ranks nothing, which counts as 0
+        control = rho(probe_rankers, "no-time")
+        out["probe_spearman"] = rho(probe_rankers, "temporal-attention")
+        out["probe_time_effect"] = out["probe_spearman"] - (0.0 if control != control else control)
     return out
 
 

@@ -261,6 +261,16 @@ def describe_time_effect(res: dict, names=("TempoFormer", "control")) -> str:
                      f"{r['control']:.3f} · chance (the switch prior) {r['chance']:.3f}")
     return "\n".join(lines)
 
-__all__ = ["CONTROL", "HIGH_GAP", "LOW_GAP", "NO_CHANGE", "change_posts", "change_probability", "describe_time_effect",
+
+
+
+def headline_numbers(te: dict) -> dict:
+    """Lesson 01's headline from a :func:`time_effect` result: ``time_effect`` (TempoFormer's test
+    macro-F1 minus its time-blind control's), ``tempoformer_macro_f1`` and ``control_macro_f1``."""
+    return {"time_effect": float(te["time_effect"]), "tempoformer_macro_f1": float(te["tempoformer"]["macro_f1"]),
+            "control_macro_f1": float(te["control"]["macro_f1"])}
+
+
+__all__ = ["CONTROL", "HIGH_GAP", "LOW_GAP", "NO_CHANGE", "change_posts", "change_probability", "describe_time_effect", "headline_numbers",
            "gap_sensitivity", "gap_sweep", "gap_what_if", "kind_recall", "longest_gap", "no_change_index", "score_model",
            "time_blind", "time_effect", "what_if", "world_change_kinds"]

@@ -166,10 +166,15 @@ class SocialWorldConfig:
     n_stable: int = 2                          # unchanged words (text_social.STABLE): companions 50/50
     docs_per_word: int = 3                     # "paired" documents per (unit, slice): every target word
                                                # once, each with its companion
-    paired_layout: str = "all"                 # "all": each paired document lists every changing word;
-                                               # "one": each holds ONE changing word (docs_per_word per
-                                               # word) with the stable words, so its other phrases tell
-                                               # nothing about the unit's adoptions
+    paired_layout: str = "senses"              # "senses": each usage document writes ONE changing word in
+                                               # a sentence of its sense (new where the unit has adopted,
+                                               # old elsewhere; varied context words, as real text) and
+                                               # names its companion; "all": each paired document lists
+                                               # every changing word next to a bare companion; "one": as
+                                               # "all" with ONE changing word per document
+    held_out_cells: float = 0.1                # "senses": share of (unit, slice) cells, per changing
+                                               # word, where the word is never written (what only a
+                                               # model with unit and time input can fill in)
     bare_docs: int = 1                         # companion-free usages per (unit, slice, changing word)
     chatter_docs: int = 1                      # community-topic documents per (unit, slice)
     noise: float = 0.0                         # chance a usage takes the other companion than planted
@@ -185,8 +190,10 @@ class SocialWorldConfig:
         _pos_int(self, "n_slices", 2)
         _check(self.mode in ("walk", "flight"), "SocialWorldConfig", "mode", self.mode,
                "use 'walk' or 'flight'")
-        _check(self.paired_layout in ("all", "one"), "SocialWorldConfig", "paired_layout", self.paired_layout,
-               "use 'all' (every changing word in each paired document) or 'one' (one per document)")
+        _check(self.paired_layout in ("senses", "all", "one"), "SocialWorldConfig", "paired_layout",
+               self.paired_layout, "use 'senses' (one word per document, in a sentence of its sense), 'all' "
+               "(every changing word in each paired document) or 'one' (one per document)")
+        _prob(self, "held_out_cells")
         _pos_int(self, "speed", 0)
         _pos_int(self, "n_seeds", 1)
         _check(self.n_seeds <= self.n_units, "SocialWorldConfig", "n_seeds", self.n_seeds,

@@ -48,8 +48,9 @@ from tempo_analysis.data.social import SocialCorpus
 from tempo_analysis.evaluation.spread import sources, walk_flight
 
 from .config import SocialWorldConfig
-from .text_senses import WHEN, WHO
-from .text_social import BARE, COMMUNITY_TOPICS, PAIR_ORDER, PAIRED, PAIRS, STABLE, STABLE_ORDER, TOPIC_ORDER
+from .text_senses import TEMPLATES, WHEN, WHO
+from .text_social import (BARE, COMMUNITY_TOPICS, PAIR_ORDER, PAIRED, PAIRS, SENSE_OF, STABLE, STABLE_ORDER,
+                          TOPIC_ORDER)
 from .util import Cycler, capitalise, fill
 
 
@@ -142,6 +143,62 @@ def changing_words(cfg: SocialWorldConfig) -> list[str]:
     return [PAIR_ORDER[(i + k) % len(PAIR_ORDER)] for k in range(cfg.n_changing)]
 
 
+def _sense_rows(cfg, rng, u, t, changing, stable, adopted, held_out, senses, paired, bare, slots) -> list:
+    """The "senses" layout: per changing word, ``docs_per_word`` documents that write the word in a
+    sentence of the unit's current sense (varied context words) and name its companion, plus
+    ``bare_docs`` ambiguous usages; nothing where the cell is held out. Stable words get one document
+    each with a 50/50 companion."""
+    rows = []
+    for w in changing:
+        if (u, t) in held_out[w]:
+            continue
+        pair = PAIRS[w]
+        for _ in range(cfg.docs_per_word):
+            new = adopted[w] != (rng.random() < cfg.noise)       # noise: the other sense than planted
+            sense = pair["new_sense"] if new else pair["old_sense"]
+            companion = pair["anchor"] if new else pair["old_anchor"]
+            sentence = fill(senses[w][SENSE_OF[w][sense]].next(), rng, slots)
+            phrase = capitalise(paired.next().replace("{T}", w).replace("{C}", companion)) + "."
+            rows.append(dict(unit=u, time=t, word=w, kind="usage", sense=sense, text=f"{sentence} {phrase}"))
+        for _ in range(cfg.bare_docs):
+            rows.append(dict(unit=u, time=t, word=w, kind="bare", sense="",
+                             text=fill(bare.next().replace("{T}", w), rng, slots)))
+    for w in stable:
+        companion = STABLE[w][int(rng.integers(2))]
+        rows.append(dict(unit=u, time=t, word=w, kind="usage", sense="",
+                         text=capitalise(paired.next().replace("{T}", w).replace("{C}", companion)) + "."))
+    return rows
+
+
+def _paired_rows(cfg, rng, u, t, changing, stable, adopted, paired, bare, slots, main) -> list:
+    """The "all" and "one" layouts: documents listing target words next to bare companions."""
+    rows = []
+    # "all": each document lists every changing word; "one": a document per (changing word, copy)
+    layouts = ([list(range(len(changing)))] * cfg.docs_per_word if cfg.paired_layout == "all"
+               else [[i] for i in range(len(changing)) for _ in range(cfg.docs_per_word)])
+    for chosen in layouts:
+        phrases, main_new = [], False
+        for k in rng.permutation(len(chosen) + len(stable)):
+            if k < len(chosen):
+                w = changing[chosen[k]]
+                new = adopted[w] != (rng.random() < cfg.noise)   # noise flips the companion
+                main_new = new if w == cfg.word else main_new
+                companion = PAIRS[w]["anchor"] if new else PAIRS[w]["old_anchor"]
+            else:
+                w = stable[k - len(chosen)]
+                companion = STABLE[w][int(rng.integers(2))]
+            phrases.append(paired.next().replace("{T}", w).replace("{C}", companion))
+        has_main = cfg.word in [changing[i] for i in chosen]
+        rows.append(dict(unit=u, time=t, word="", kind="paired",
+                         sense=(main["new_sense"] if main_new else main["old_sense"]) if has_main else "",
+                         text=capitalise(", ".join(phrases)) + "."))
+    for w in changing:
+        for _ in range(cfg.bare_docs):
+            rows.append(dict(unit=u, time=t, word=w, kind="bare", sense="",
+                             text=fill(bare.next().replace("{T}", w), rng, slots)))
+    return rows
+
+
 def social_frames(cfg: SocialWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame, nx.Graph, dict]:
     """(docs, units, graph, truth). docs: doc_id, unit, time, word, kind, sense, text. units: unit,
     community, first_slice (of `word`). truth: the diffusion_truth dict (see generate_social)."""
@@ -157,33 +214,23 @@ def social_frames(cfg: SocialWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame, n
               for c in range(cfg.n_communities)}
 
     main = PAIRS[cfg.word]
+    senses = {w: {s: Cycler(TEMPLATES[w][s], rng) for s in TEMPLATES[w]} for w in changing}
+    # "senses": cells (unit, slice) where a changing word is never written, per word
+    held_out = {w: set() for w in changing}
+    if cfg.paired_layout == "senses" and cfg.held_out_cells > 0:
+        cells = [(u, t) for t in range(cfg.n_slices) for u in sorted(g.nodes)]
+        for w in changing:
+            k = int(round(cfg.held_out_cells * len(cells)))
+            held_out[w] = {cells[i] for i in rng.permutation(len(cells))[:k]}
     rows = []
     for t in range(cfg.n_slices):
         for u in sorted(g.nodes):
             adopted = {w: firsts[w][u] is not None and firsts[w][u] <= t for w in changing}
-            # "all": each document lists every changing word; "one": a document per (changing word, copy)
-            layouts = ([list(range(len(changing)))] * cfg.docs_per_word if cfg.paired_layout == "all"
-                       else [[i] for i in range(len(changing)) for _ in range(cfg.docs_per_word)])
-            for chosen in layouts:
-                phrases, main_new = [], False
-                for k in rng.permutation(len(chosen) + len(stable)):
-                    if k < len(chosen):
-                        w = changing[chosen[k]]
-                        new = adopted[w] != (rng.random() < cfg.noise)   # noise flips the companion
-                        main_new = new if w == cfg.word else main_new
-                        companion = PAIRS[w]["anchor"] if new else PAIRS[w]["old_anchor"]
-                    else:
-                        w = stable[k - len(chosen)]
-                        companion = STABLE[w][int(rng.integers(2))]
-                    phrases.append(paired.next().replace("{T}", w).replace("{C}", companion))
-                has_main = cfg.word in [changing[i] for i in chosen]
-                rows.append(dict(unit=u, time=t, word="", kind="paired",
-                                 sense=(main["new_sense"] if main_new else main["old_sense"]) if has_main else "",
-                                 text=capitalise(", ".join(phrases)) + "."))
-            for w in changing:
-                for _ in range(cfg.bare_docs):
-                    rows.append(dict(unit=u, time=t, word=w, kind="bare", sense="",
-                                     text=fill(bare.next().replace("{T}", w), rng, slots)))
+            if cfg.paired_layout == "senses":
+                rows.extend(_sense_rows(cfg, rng, u, t, changing, stable, adopted, held_out, senses, paired, bare,
+                                        slots))
+            else:
+                rows.extend(_paired_rows(cfg, rng, u, t, changing, stable, adopted, paired, bare, slots, main))
             for _ in range(cfg.chatter_docs):
                 rows.append(dict(unit=u, time=t, word="", kind="chatter", sense="",
                                  text=fill(topics[community[u]].next(), rng, slots)))
@@ -202,6 +249,7 @@ def social_frames(cfg: SocialWorldConfig) -> tuple[pd.DataFrame, pd.DataFrame, n
         "community": {u: community[u] for u in sorted(community)},
         "walk_share": round(float(walk_share(g, first)), 6),
         "changing_words": changing, "stable_words": stable,
+        "held_out_cells": {w: sorted([u, t] for u, t in held_out[w]) for w in changing},
         "words": {w: {"anchor": PAIRS[w]["anchor"], "old_anchor": PAIRS[w]["old_anchor"],
                       "first_slice": {u: firsts[w][u] for u in sorted(firsts[w])},
                       "walk_share": round(float(walk_share(g, firsts[w])), 6)} for w in changing},

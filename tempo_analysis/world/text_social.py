@@ -30,6 +30,10 @@ PAIRS = {
     "web": {"anchor": "browser", "old_anchor": "spider", "old_sense": "silk", "new_sense": "internet"},
 }
 PAIR_ORDER = ("cloud", "stream", "mouse", "tablet", "web")
+# each PAIRS sense name -> the sense of text_senses.TEMPLATES whose sentences write it (layout "senses")
+SENSE_OF = {"cloud": {"sky": "sky", "computing": "computing"}, "stream": {"water": "water", "video": "video"},
+            "mouse": {"animal": "animal", "device": "device"}, "tablet": {"medicine": "pill", "computer": "device"},
+            "web": {"silk": "spider", "internet": "internet"}}
 
 STABLE = {
     "river": ("boat", "bridge"),

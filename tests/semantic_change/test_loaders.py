@@ -154,8 +154,10 @@ def write_nltk(root: Path):
 def test_change_spec_world_reads_the_committed_world():
     data = load_change_data("world").data
     assert isinstance(data, ChangeData) and data.name == "world" and data.compared == ["old", "new"]
-    assert len(data.usages) == int((data.corpus.df["probe"] == 1).sum()) and data.targets == data.truth["word"].tolist()
-    assert {u.doc_id for u in data.usages} <= set(data.corpus.df["doc_id"])          # the probes are the usages
+    assert len(data.usages) == int((data.corpus.df["probe"] == 0).sum()) and data.targets == data.truth["word"].tolist()
+    assert {u.doc_id for u in data.usages} <= set(data.corpus.df["doc_id"])          # the sense-bearing usages
+    probes = data.probe_part()
+    assert len(probes.usages) == int((data.corpus.df["probe"] == 1).sum()) and probes.corpus is data.corpus
 
 
 def test_change_spec_world_rule(tmp_path, monkeypatch):
@@ -278,15 +280,24 @@ def _usage_corpus(probe=None):
     return PeriodCorpus.from_frame(df, order=["old", "new"])
 
 
-def test_usage_corpora_use_every_row_unless_probes_are_marked():
+def test_usage_corpora_rank_the_unmarked_rows_and_the_probe_part_the_marked_ones():
     import pandas as pd
+
+    from tempo_analysis.data.errors import DataError
 
     truth = pd.DataFrame({"word": ["cell"], "graded": [0.5]})
     for probe in (None, [0, 0, 0, 0]):                       # no probe column, or no row marked: every row
         data = ChangeData.from_usage_corpus("u", _usage_corpus(probe), truth)
         assert [u.text for u in data.usages] == ["a cell", "the cell", "a cell", "cell on"]
+        with pytest.raises(DataError, match="no probe sentences"):
+            data.probe_part()
     marked = ChangeData.from_usage_corpus("u", _usage_corpus([1, 0, 1, 0]), truth)
-    assert [(u.period, u.text) for u in marked.usages] == [("old", "a cell"), ("new", "a cell")]
+    assert [(u.period, u.text) for u in marked.usages] == [("old", "the cell"), ("new", "cell on")]
+    probes = marked.probe_part()
+    assert [(u.period, u.text) for u in probes.usages] == [("old", "a cell"), ("new", "a cell")]
+    assert probes.name == "u:probes" and probes.corpus is marked.corpus
+    with pytest.raises(ValueError, match="part="):
+        ChangeData.from_usage_corpus("u", _usage_corpus([1, 0, 1, 0]), truth, part="all")
 
 
 def test_sentences_per_period_reads_the_loaders_sizes_where_given_else_the_corpus():

@@ -1,43 +1,35 @@
-"""The planted world can only be ranked through time: temporal attention at the notebook's default settings
-and seed (``semantic_change.config.notebook_config``), embedded MiniLM, post-training included, ranks the
-words by their planted change, and the same trained model with its time input broken (every probe read
-as the first period) cannot. The probes are the same sentences in both periods (data/README.md), so a
-model that ignores time scores every word alike.
+"""Lesson 02's headline at the notebook's settings and seed, on the committed world (world seed 0).
 
-The bar holds at the notebook's seed. Over model seeds 0-4 temporal attention's Spearman runs from
--0.28 to 0.54 (the recorded seed study, semantic_change.study.seed_spread, shown in notebook 02): this test pins
-the notebook's run, not a property of every seed. The broken-time half holds at every seed."""
-import math
-
+The usages carry their sense in their own words, so temporal attention ranks the planted change
+(measured 0.866; the recorded seed study holds it at every seed), and so does its time-blind control
+(0.868): on these usages the period adds little. The probes read the same in both periods: there the
+same trained model ranks the change only through its time input (measured 0.52), and with the time
+input broken it ranks nothing."""
 import pytest
 
 from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import SemanticChangeRanker, notebook_config
-from tempo_analysis.semantic_change import preset
+from tempo_analysis.semantic_change.compare import headline_numbers, score_probes
 
-# measured at the notebook defaults: 0.516 for temporal attention (cue usages in the world, time_lr 1e-2, one epoch);
-# with time broken the probes read identically in both periods and rank nothing (0)
-BAR = 0.2          # temporal attention's Spearman at the notebook defaults must reach this
-MARGIN = 0.2       # ... and beat the same model with its time input broken by this much
+BAR = 0.7            # temporal attention's Spearman on the usages (measured 0.866)
+PROBE_BAR = 0.3      # its Spearman on the probes (measured 0.52); a time-blind reading gives 0
 
 
 @pytest.mark.slow
-def test_temporal_attention_ranks_the_world_and_broken_time_does_not():
+def test_temporal_attention_ranks_the_world_and_reads_the_probes_only_through_time():
     data = load_change_data("world").data
     assert data.compared == ["old", "new"] and len(data.targets) >= 10
-    probes = [u for u in data.usages if u.word == data.targets[0]]
+    probes = [u for u in data.probe_part().usages if u.word == data.targets[0]]
     assert {u.text for u in probes if u.period == "old"} == {u.text for u in probes if u.period == "new"}
-    cfg = notebook_config("temporal-attention")
-    assert cfg.seed == preset("notebook").seed and cfg.train is not None and cfg.train.epochs > 0
-    ranker = SemanticChangeRanker(cfg).fit(data)
+    ranker = SemanticChangeRanker(notebook_config("temporal-attention")).fit(data)
     m = ranker.metrics_
     assert m["n"] == len(data.targets) and m["n_dropped"] == 0 and not ranker.missing_
     assert m["spearman"] >= BAR, (m, ranker.scores_.to_string())
-    assert math.isfinite(m["pearson"])
-    gates = [l.attention.time_gate.abs().max().item() for l in ranker.model_.model.temporal.layers]
-    assert max(gates) > 0
-    # the same trained model, time input ignored: every probe read as period "old"
+    on_probes = score_probes({"temporal-attention": ranker}, data)
+    numbers = headline_numbers({"temporal-attention": ranker}, on_probes)
+    assert numbers["probe_spearman"] >= PROBE_BAR, numbers
+    # the same trained model with its time input removed: every probe read as period "old"
     ranker.model_.time_blind = True
-    broken = SemanticChangeRanker(cfg).fit(data, model=ranker.model_)
+    broken = score_probes({"temporal-attention": ranker}, data)["temporal-attention"]
     b = broken.metrics_.get("spearman", float("nan"))
-    assert not (b > m["spearman"] - MARGIN), (m["spearman"], b)
+    assert not (b > 0.1), (numbers["probe_spearman"], b)
