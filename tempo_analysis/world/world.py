@@ -50,7 +50,7 @@ FILES = {
     "social_docs.csv": "social corpus: doc_id, unit, time, word, kind, sense, text",
     "social_edges.csv": "the unit graph: source, target",
     "diffusion_truth.json": "mode, word, anchor, old_anchor, old_sense, new_sense, n_slices, first_slice, "
-                            "community, walk_share, changing_words, stable_words, words",
+                            "community, walk_share, changing_words, stable_words, held_out_cells, words",
     "yearly.csv": "yearly corpus: doc_id, period (year), text",
     "trend_truth.csv": "per word and year: trend, rate, n_docs, doc_share",
 }

@@ -16,17 +16,17 @@ from tempo_analysis.world.util import count_word
 
 @pytest.fixture(scope="module")
 def walk():
-    return social_frames(SocialWorldConfig(mode="walk"))
+    return social_frames(SocialWorldConfig(mode="walk", paired_layout="all"))
 
 
 @pytest.fixture(scope="module")
 def flight():
-    return social_frames(SocialWorldConfig(mode="flight"))
+    return social_frames(SocialWorldConfig(mode="flight", paired_layout="all"))
 
 
 def test_graph_units_and_communities(walk):
     docs, units, g, truth = walk
-    cfg = SocialWorldConfig()
+    cfg = SocialWorldConfig(paired_layout="all")
     assert sorted(g.nodes) == [f"u{i:02d}" for i in range(cfg.n_units)]
     assert nx.is_connected(g)
     comm = truth["community"]
@@ -150,10 +150,11 @@ def test_knobs():
     assert all(reached.count(t) <= 6 for t in range(1, cfg.n_slices))
     assert walk_share(gf, fast["first_slice"]) == 1.0
     docs, _, g, t = social_frames(SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, n_changing=2, n_stable=1,
-                                                    docs_per_word=1, bare_docs=0, chatter_docs=2, word="stream"))
+                                                    docs_per_word=1, bare_docs=0, chatter_docs=2, word="stream",
+                                                    paired_layout="all"))
     assert len(g) == 12 and sorted(set(docs.time)) == [0, 1, 2] and len(docs) == 12 * 3 * (1 + 0 + 2)
     assert t["anchor"] == "viewers" and t["changing_words"] == ["stream", "mouse"] and t["stable_words"] == ["river"]
-    noisy, _, _, tn = social_frames(SocialWorldConfig(noise=0.3))
+    noisy, _, _, tn = social_frames(SocialWorldConfig(noise=0.3, paired_layout="all"))
     first = tn["first_slice"]
     cloud = noisy[noisy.kind == "paired"]
     flipped = [r for r in cloud.itertuples()
@@ -162,9 +163,9 @@ def test_knobs():
 
 
 def test_seeds(walk):
-    again = social_frames(SocialWorldConfig(mode="walk"))
+    again = social_frames(SocialWorldConfig(mode="walk", paired_layout="all"))
     pd.testing.assert_frame_equal(again[0], walk[0])
-    other = social_frames(SocialWorldConfig(mode="walk", seed=1))
+    other = social_frames(SocialWorldConfig(mode="walk", seed=1, paired_layout="all"))
     assert sorted(other[2].edges) != sorted(walk[2].edges)
 
 
@@ -207,3 +208,44 @@ def test_one_changing_word_per_paired_document():
     assert sorted(set(seen)) == sorted(truth["changing_words"])
     with pytest.raises(ValueError, match="paired_layout"):
         social_frames(SocialWorldConfig(paired_layout="some"))
+
+
+# --- the default layout, "senses": each usage writes the word in a sentence of its sense -------------------
+def test_sense_usages_follow_adoption_with_varied_context_words():
+    from tempo_analysis.world.text_senses import TEMPLATES
+    from tempo_analysis.world.text_social import SENSE_OF
+
+    cfg = SocialWorldConfig()
+    assert cfg.paired_layout == "senses"
+    docs, _, _, truth = social_frames(cfg)
+    usages = docs[(docs.kind == "usage") & docs.word.isin(truth["changing_words"])]
+    contexts = {}
+    for r in usages.itertuples():
+        info, pair = truth["words"][r.word], PAIRS[r.word]
+        first = info["first_slice"][r.unit]
+        adopted = first is not None and first <= r.time
+        assert r.sense == (pair["new_sense"] if adopted else pair["old_sense"]), r
+        assert r.text.endswith(f"{r.word.capitalize()} {info['anchor'] if adopted else info['old_anchor']}."), r.text
+        sentence = r.text[: r.text.rindex(r.word.capitalize() + " ")].strip()
+        contexts.setdefault((r.word, r.sense), set()).add(sentence)
+        shapes = [t for t in TEMPLATES[r.word][SENSE_OF[r.word][r.sense]]]
+        assert any(sentence.split()[0].lower() in t.lower() or "{" in t for t in shapes), sentence
+    assert all(len(v) >= 8 for v in contexts.values()), {k: len(v) for k, v in contexts.items()}   # varied contexts
+    bare = docs[docs.kind == "bare"]
+    assert set(bare.word) == set(truth["changing_words"])
+    assert all(sum(count_word(t, w) for w in banned_words()) == 1 for t in bare.text)             # ambiguous
+
+
+def test_held_out_cells_never_write_the_word():
+    cfg = SocialWorldConfig()
+    docs, _, _, truth = social_frames(cfg)
+    cells = cfg.n_units * cfg.n_slices
+    for w in truth["changing_words"]:
+        held = {tuple(c) for c in truth["held_out_cells"][w]}
+        assert len(held) == round(cfg.held_out_cells * cells)
+        written = set(zip(docs.loc[docs.word == w, "unit"], docs.loc[docs.word == w, "time"]))
+        assert not held & written and len(written) == cells - len(held)
+    none, _, _, t0 = social_frames(SocialWorldConfig(held_out_cells=0.0))
+    assert all(not v for v in t0["held_out_cells"].values())
+    with pytest.raises(ValueError, match="held_out_cells"):
+        SocialWorldConfig(held_out_cells=1.5).validate()
