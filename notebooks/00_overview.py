@@ -125,9 +125,9 @@ ov.change_figure(world.change_truth, threshold=world.config.change.threshold)
 # %% [markdown]
 # The sentences are real English per sense, so a pretrained encoder can tell the senses apart.
 # One usage of *cell* per period and sense, with each sense's share of the period's usages
-# ("unclear" usages are the generator's noise: vague wording that fits either sense). The probes,
-# the same sentences written into both periods that notebook 02 embeds to score each word, are
-# left out, so the shares are the truth's:
+# ("unclear" usages are the generator's noise: vague wording that fits either sense). These usages
+# are what notebook 02 ranks. The probes, the same vague sentences written into both periods (where
+# only a model that reads time can see a change), are left out, so the shares are the truth's:
 
 # %%
 usages = world.periods.df
@@ -144,8 +144,9 @@ examples = examples.sort_values(["period_order", "share"], ascending=[True, Fals
 # Units (users, venues) form communities on a graph. From slice 0 on, a new sense of a word
 # spreads: by **walk** it passes to neighbours of units that already use it; by **flight** it jumps
 # to units with no adopting neighbour. The planted mode is recorded, so that a diffusion analysis
-# can be checked against it: notebook 03 asks whether DCWE recovers it from the text alone (at its
-# CPU defaults it does not yet; the lesson shows what it does recover).
+# can be checked against it. A unit that has adopted writes the word in sentences of its new sense
+# and names its new companion ("All our files are backed up in the cloud. Cloud server."); the
+# others write the old sense. Notebook 03 reads the spread from these usages, the paper's way.
 
 # %%
 truth = world.diffusion_truth
@@ -209,7 +210,7 @@ pd.Series(recorded, name="value").to_frame()
 # - `01_stream_classification`: TempoFormer finds the switches of section 1 in real time.
 # - `02_semantic_change`: temporal attention ranks the words of section 2.
 # - `03_social_diffusion`: DCWE against its time- and unit-blind control on the text of section 3,
-#   and the diffusion map read from it, which is meant to tell walk from flight.
+#   and the diffusion map read from it, which tells walk from flight.
 # - `04_future_text`: temporal word bias writes the next year of section 4.
 #
 # Run everything headless with `make demo`; open the notebooks with `make lab`.

@@ -54,6 +54,7 @@
 #   add only where the text tells nothing, in cells never written and in ambiguous usages.
 
 # %%
+import ipywidgets as widgets
 import pandas as pd
 from IPython.display import display
 
@@ -130,6 +131,27 @@ print(f"r̂ > 0 in {int((result.rhat['rhat'] > 0).sum())} of {len(result.rhat)} 
 # %% [markdown]
 # *Look at:* the dark nodes spreading from slice to slice: in the walk world each slice darkens
 # neighbours of the nodes already dark.
+
+# %% [markdown]
+# **What if** the map were read from the control, or from the other world? Switch the model and the
+# world: the maps were read once above, so switching only redraws.
+
+# %%
+model_choice = widgets.ToggleButtons(options=["dcwe", "cwe"], value="dcwe", description="read from")
+world_choice = widgets.ToggleButtons(options=worlds, value=worlds[0], description="world")
+
+
+def show_map(model, world):
+    communities = fitted["truths"][world]["community"] if fitted["truths"][world] else None
+    fitted["mappers"][world].visualize_network_map(maps[world][model], seed=SEED, communities=communities).show()
+
+
+widgets.VBox([model_choice, world_choice,
+              widgets.interactive_output(show_map, {"model": model_choice, "world": world_choice})])
+
+# %% [markdown]
+# *Look at:* how little the map changes from DCWE to CWE: the usages' own words draw it. In the
+# flight world the dark nodes appear scattered, far from the ones already dark.
 
 # %% [markdown]
 # ## Walk or flight?

@@ -146,15 +146,17 @@ def _check_seed(seed) -> int:
 
 
 def headline(lesson, seed: int, *, progress: bool = False) -> dict:
-    """The lesson's headline numbers at world and model seed ``seed`` (the names of :data:`KEYS`),
-    with ``seed``, ``settings`` and ``seconds``."""
+    """The lesson's headline numbers at world and model seed ``seed`` (the names of :data:`KEYS`,
+    then any other number the lesson reads beside them), with ``seed``, ``settings`` and ``seconds``."""
     key, seed = lesson_id(lesson), _check_seed(seed)
     t0 = time.perf_counter()
     numbers, settings = _RUNNERS[key](seed, progress)
     missing = [k for k in KEYS[key] if k not in numbers]
     if missing:
         raise RuntimeError(f"lesson {key}: the headline did not give {missing}")
-    return {"seed": seed, **{k: _clean(numbers[k]) for k in KEYS[key]}, "settings": settings,
+    extra = {k: _clean(v) for k, v in numbers.items()
+             if k not in KEYS[key] and (v is None or isinstance(v, (bool, int, float, str)))}
+    return {"seed": seed, **{k: _clean(numbers[k]) for k in KEYS[key]}, **extra, "settings": settings,
             "seconds": round(time.perf_counter() - t0, 1)}
 
 

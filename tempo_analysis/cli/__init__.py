@@ -137,6 +137,22 @@ def require_positive(args, *flags: str, least: int = 1) -> None:
                 raise ValueError(f"{flag} {v}: use a number >= {least}.")
 
 
+def require_range(args, *flags: str, low: float, high: float | None = None, low_open: bool = False,
+                  high_open: bool = False, use: str) -> None:
+    """Refuse a number outside ``low``..``high`` among ``flags`` (unset = None is fine; an open end is
+    excluded), naming the option; ``use`` says what to give (``"a positive learning rate"``). A list value
+    (``nargs="+"``) is checked item by item."""
+    for flag in flags:
+        value = getattr(args, _dest(flag), None)
+        for v in value if isinstance(value, (list, tuple)) else [value]:
+            if v is None or isinstance(v, bool):
+                continue
+            above = v > low if low_open else v >= low
+            below = high is None or (v < high if high_open else v <= high)
+            if not (above and below):
+                raise ValueError(f"{flag} {v}: use {use}.")
+
+
 def require_distinct(args, flag: str) -> None:
     """Refuse a list option that names one value twice (``--seeds 0 0`` would count one run twice)."""
     values = getattr(args, _dest(flag), None) or []
@@ -163,6 +179,15 @@ def require_separate_outputs(args, *flags: str) -> None:
 # exception types that mean "the user's input or options are wrong": one line, exit 2
 USER_ERRORS = (ValueError, KeyError, OSError)
 
+# library arguments that an option sets: a fix raised under a command that has the option names the option
+# (``tempo_analysis.data.errors.in_cli_terms``), e.g. "pass --time-unit s" rather than "pass time_unit='s'"
+LIBRARY_OPTIONS = {"time_unit": "--time-unit"}
+
+
+def cli_settings(args) -> dict[str, str]:
+    """The ``LIBRARY_OPTIONS`` the running command has (its parsed ``args`` hold the option)."""
+    return {name: flag for name, flag in LIBRARY_OPTIONS.items() if hasattr(args, _dest(flag))}
+
 
 def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"tempo-analysis: warning: {message}\n"
@@ -170,6 +195,8 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the chosen command behind the error boundary (see the module doc)."""
+    from tempo_analysis.data.errors import cli_options   # light: no pandas or torch
+
     argv = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in argv
     argv = [a for a in argv if a != "--debug"]
@@ -186,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
         if not debug:  # the format only: code that records warnings (tests, callers) still gets them
             warnings.formatwarning = _one_line_warning
         try:
-            return int(args.func(args) or 0)
+            with cli_options(cli_settings(args)):   # fixes name this command's options, not library arguments
+                return int(args.func(args) or 0)
         except KeyboardInterrupt:
             if debug:
                 raise

@@ -4,8 +4,8 @@
     tempo-analysis diffusion train --data acl --out runs/acl --years 2017-2020
     tempo-analysis diffusion train --data csv:docs.csv,edges.csv --out runs/mine
     tempo-analysis diffusion train --data world --out runs/notebook03 --epochs 10 --max-steps 40 --lr 1e-4 \
-        --dynamic-lr 1e-3 --lambda-w 1 --shared-warmup-steps 80 --shared-warmup-lr 1e-3 --mlm-probability 0.3 \
-        --batches mixed     (notebook 03's training: tempo_analysis.diffusion.config.PRESETS["notebook"])
+        --dynamic-lr 1e-3 --lambda-w 1 --mlm-probability 0.3 --batches mixed \
+        --variants dcwe,cwe     (notebook 03's training: tempo_analysis.diffusion.config.PRESETS["notebook"])
     tempo-analysis diffusion analyze --checkpoint runs/world --word cloud --anchor server --out result.json
 
 Defaults: `tempo_analysis.diffusion.config.PRESETS["cli"]` (the settings of `DiffusionMapper()`).
@@ -25,7 +25,7 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, wants_progress
+from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, require_range, wants_progress
 
 ACL_DEFAULTS = {"years": "2017-2020", "theta": 0.01, "min_papers": 30, "max_docs": 40}   # acl-only options
 WORLD_OPTIONS = ["--mode", "--speed", "--world-seed"]
@@ -85,6 +85,11 @@ def check_train_options(args) -> None:
         _years(args.years)
     require_positive(args, "--epochs", "--max-steps", "--batch-size", "--max-length", "--min-papers", "--max-docs")
     require_positive(args, "--shared-warmup-steps", least=0)
+    require_positive(args, "--speed")     # 0 new adopters per slice: nothing diffuses
+    require_range(args, "--seed", "--world-seed", low=0, use="a seed >= 0")
+    require_range(args, "--lambda-w", low=0, use="a prior weight >= 0 (0: no random-walk prior)")
+    require_range(args, "--theta", low=0, high=1, high_open=True,
+                  use="an author-Jaccard threshold from 0 (any shared author links two venues) to below 1")
     from tempo_analysis.diffusion.config import PRESETS   # light: no torch
 
     cli, notebook = PRESETS["cli"], PRESETS["notebook"]
@@ -141,6 +146,8 @@ def run_analyze(args) -> int:
 
     if args.n != "auto" and not (str(args.n).isdigit() and int(args.n) > 0):
         raise ValueError(f"--n {args.n!r}: use a positive integer (paper: 100) or 'auto'.")
+    require_range(args, "--threshold", low=0, use="a threshold >= 0 (r-hat is never negative; default 0)")
+    require_positive(args, "--max-docs")
     refuse_options(args, ["--max-docs"], when=args.read == "predictions",
                    apply_to="--read neighbours (the corpus's contexts are encoded)",
                    here="--read predictions (probes only, no corpus pass)")

@@ -45,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--sentences must be >= 1, got {args.sentences}.")
     if not 0 < args.mask_prob < 1:
         raise ValueError(f"--mask-prob must be in (0, 1), got {args.mask_prob}.")
+    if args.seed < 0:
+        raise ValueError(f"--seed {args.seed}: use a seed >= 0.")
     if args.model != "default":   # offline hub name, missing path, no weights: fails before Brown is read
         check_encoder(args.model, what="--model")
     root = args.data or shared_data_dir(required=True)

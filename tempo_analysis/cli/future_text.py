@@ -30,7 +30,7 @@ import json
 from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
-from tempo_analysis.cli import add_progress_option, refuse_options, require_positive, wants_progress
+from tempo_analysis.cli import add_progress_option, refuse_options, require_positive, require_range, wants_progress
 from tempo_analysis.future_text.config import VARIANTS, WINDOW_VARIANTS, GenerationSettings, preset
 
 
@@ -105,7 +105,11 @@ def check_gen_options(args) -> None:
     """Refuse sampling options without sampling, and sizes that generate nothing."""
     refuse_options(args, ["--top-k", "--top-p"], when=args.greedy, apply_to="sampling (the default)",
                    here="--greedy (plain beam search)", fix="drop --greedy")
-    require_positive(args, "--num-beams", "--max-new-tokens", "--n", "--n-generate", "--top-k")
+    require_positive(args, "--num-beams", "--max-new-tokens", "--n", "--n-generate", "--top-k", "--max-references")
+    require_positive(args, "--no-repeat-ngram", least=0)
+    require_range(args, "--gen-seed", low=0, use="a seed >= 0")
+    if args.year is not None and not 1000 <= args.year <= 2100:
+        raise ValueError(f"--year {args.year}: outside 1000-2100 (a typo?). Fix: give a year such as 2021.")
     if args.top_p is not None and not 0 < args.top_p <= 1:
         raise ValueError(f"--top-p {args.top_p}: use a probability in (0, 1], e.g. 0.92.")
 
@@ -304,7 +308,12 @@ def load_checkpoint(folder, model: str | None = None, lm: str | None = None):
         model = names[0]
     model_of(fitted, model)                       # a clear error for an unknown name
     info = folder / TRAIN_INFO
-    return fitted, model, json.loads(info.read_text()) if info.is_file() else {}
+    if not info.is_file():
+        return fitted, model, {}
+    from tempo_analysis.data.errors import read_json_file
+
+    return fitted, model, read_json_file(info, what="future-text train's run summary", fix="restore the file, or "
+                                         "train the run again (tempo-analysis future-text train --out DIR)")
 
 
 def cmd_evaluate(args) -> int:
@@ -363,8 +372,6 @@ def cmd_whatif(args) -> int:
     require_positive(args, "--last")
     if not args.factor > 0:
         raise ValueError(f"--factor {args.factor}: use a positive number (8: eight times more frequent; 1: no trend).")
-    if args.year is not None and not 1000 <= args.year <= 2100:
-        raise ValueError(f"--year {args.year}: outside 1000-2100 (a typo?). Fix: give a year such as 2021.")
     words = [w.strip() for w in args.words.split(",") if w.strip()]
     if not words:
         raise ValueError(f"--words {args.words!r} names no word. Fix: give comma-separated words, e.g. kernel,lexicon.")

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from tempo_analysis.cli import (add_output_options, add_progress_option, refuse_options, require_positive,
-                                require_separate_outputs, wants_progress)
+                                require_range, require_separate_outputs, wants_progress)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -123,6 +123,7 @@ def check_rank_options(args) -> None:
                    fix="post-train with --train-epochs N (N > 0)")
     require_positive(args, "--samples", "--max-sentences")
     require_positive(args, "--head-steps", least=0)
+    require_range(args, "--seed", low=0, use="a seed >= 0")
     if args.time_lr is not None and not args.time_lr > 0:
         raise ValueError(f"--time-lr {args.time_lr}: use a positive learning rate (see --help for the default).")
     if args.body_lr is not None and not args.body_lr >= 0:

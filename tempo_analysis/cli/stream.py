@@ -17,8 +17,8 @@ import json
 import time
 
 from tempo_analysis.cli import (add_output_options, refuse_options, require_distinct, require_positive,
-                                require_separate_outputs, wants_progress)
-from tempo_analysis.cli.stream_options import (add_data_and_model_options, check_model_names,
+                                require_range, require_separate_outputs, wants_progress)
+from tempo_analysis.cli.stream_options import (add_data_and_model_options, check_model_names, check_numbers,
                                                refuse_untaken_settings, settings_from_args)
 from tempo_analysis.cli.stream_time_effect import register_time_effect
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
@@ -146,8 +146,11 @@ def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
     out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-evaluate")  # before any work
     require_distinct(args, "--seeds")
-    require_positive(args, "--window", "--max-folds", "--shots", "--epochs", "--batch-size", "--max-length", "--patience",
-                     "--threads")
+    check_numbers(args)
+    require_positive(args, "--max-folds", "--shots", "--hidden")
+    require_positive(args, "--folds", least=2)
+    require_range(args, "--seeds", low=0, use="seeds >= 0")
+    require_range(args, "--dropout", low=0, high=1, high_open=True, use="a dropout rate from 0 to below 1")
     refuse_options(args, ["--tune", "--patience"], when=args.dev_fraction == 0,
                    apply_to="runs with a dev split (settings are chosen and early stopping is decided on dev)",
                    here="--dev-fraction 0", fix="give --dev-fraction > 0 (default 0.25)")

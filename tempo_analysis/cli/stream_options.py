@@ -3,7 +3,7 @@ training and time options, and the model settings read from them."""
 
 from __future__ import annotations
 
-from tempo_analysis.cli import add_progress_option, wants_progress
+from tempo_analysis.cli import add_progress_option, require_positive, require_range, wants_progress
 from tempo_analysis.stream.config import CLI_EXPERIMENT, StreamConfig   # plain settings: no torch at start-up
 
 # data.timelines.TIME_UNITS and POSITION, spelled here so that parsing imports no pandas
@@ -62,6 +62,21 @@ def add_data_and_model_options(e, *, windows: bool) -> None:
     e.add_argument("--device", default=StreamConfig.device)
     e.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     add_progress_option(e)
+
+
+def check_numbers(args) -> None:
+    """The number options that `stream evaluate` and `stream time-effect` share, checked before any work."""
+    require_positive(args, "--window", "--epochs", "--batch-size", "--max-length", "--patience", "--max-timelines",
+                     "--threads")
+    require_range(args, "--lr", "--head-lr", low=0, low_open=True, use="a positive learning rate")
+    require_range(args, "--time-scale", low=0, low_open=True,
+                  use="a positive scale (TempoFormer multiplies its rotary angles by it; --ablation vanilla_mha "
+                      "is the model without time)")
+    require_range(args, "--rope-theta", low=1, low_open=True,
+                  use="a rotary base above 1 (default 10; the paper's code: 10000)")
+    require_range(args, "--dev-fraction", low=0, high=1, high_open=True,
+                  use="a share from 0 (no dev split) to below 1")
+    require_range(args, "--split-seed", low=0, use="a seed >= 0")
 
 
 def settings_from_args(args) -> tuple[dict, dict]:

@@ -22,7 +22,7 @@ import argparse
 import json
 import time
 
-from tempo_analysis.cli import add_output_options, refuse_options, require_positive
+from tempo_analysis.cli import add_output_options, refuse_options, require_range
 from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
 SWEEP_GAPS = (1.0, 4 * 86400.0, 25)   # geomspace: 1 s to 4 days, 25 gaps
@@ -54,14 +54,14 @@ def register_time_effect(sub) -> None:
 
 def check_time_effect_options(args) -> None:
     """Refuse bad values and options that cannot apply, before any data is read."""
-    require_positive(args, "--window", "--folds", "--epochs", "--batch-size", "--max-length", "--patience",
-                     "--max-timelines", "--threads")
+    from tempo_analysis.cli.stream_options import check_numbers
+
+    check_numbers(args)
+    require_range(args, "--seed", low=0, use="a seed >= 0")
     if args.folds < 2:
         raise ValueError(f"--folds {args.folds}: use 2 or more (one fold is the test split).")
     if not 0 <= args.fold < args.folds:
         raise ValueError(f"--fold {args.fold}: folds are numbered 0 to {args.folds - 1} with --folds {args.folds}.")
-    if not 0 <= args.dev_fraction < 1:
-        raise ValueError(f"--dev-fraction {args.dev_fraction}: use a share from 0 (no dev split) to below 1.")
     refuse_options(args, ["--patience"], when=args.dev_fraction == 0,
                    apply_to="runs with a dev split (early stopping is decided on dev)", here="--dev-fraction 0",
                    fix="give --dev-fraction > 0 (default 0.25)")

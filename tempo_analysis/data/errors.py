@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import warnings
 from collections.abc import Iterable
@@ -9,6 +11,38 @@ from collections.abc import Iterable
 
 class DataError(ValueError):
     """Bad input data. Subclasses ``ValueError`` so callers can catch either."""
+
+
+# library argument -> the running command's option that sets it (e.g. "time_unit" -> "--time-unit");
+# None outside the command line
+_CLI_OPTIONS: contextvars.ContextVar[dict | None] = contextvars.ContextVar("tempo_analysis_cli_options",
+                                                                          default=None)
+
+
+@contextlib.contextmanager
+def cli_options(options: dict[str, str]):
+    """Within the block, messages (:func:`in_cli_terms`) speak of the command line: ``options`` maps a library
+    argument (``"time_unit"``) to the option of the running command that sets it (``"--time-unit"``).
+    The CLI runs every command inside it."""
+    token = _CLI_OPTIONS.set(dict(options))
+    try:
+        yield
+    finally:
+        _CLI_OPTIONS.reset(token)
+
+
+def in_cli_terms(library: str, cli: str, *, option: str | None = None) -> str:
+    """A part of a message that names a setting: ``library`` (in Python terms: ``"pass min_posts=1"``) outside
+    the command line; under it (:func:`cli_options`), ``cli`` (in the command line's terms). With ``option``
+    (a library argument), ``{option}`` in ``cli`` becomes the running command's option for it; a command
+    without one gets the ``library`` text."""
+    options = _CLI_OPTIONS.get()
+    if options is None:
+        return library
+    if option is None:
+        return cli
+    flag = options.get(option)
+    return library if flag is None else cli.format(option=flag)
 
 
 def _preview(items: Iterable, limit: int = 5) -> str:
@@ -56,6 +90,37 @@ def read_error(path, err: BaseException, what: str, fix: str) -> DataError:
     elif isinstance(err, UnicodeDecodeError):
         reason = f"it is not UTF-8 text (byte {err.start}: {err.reason})"
     return DataError(f"cannot read {what} {str(path)!r}: {reason}. Fix: {fix}")
+
+
+def read_json_file(path, *, what: str, fix: str, keys: Iterable[str] = ()) -> dict:
+    """The JSON object in ``path`` (gzip-compressed when the name ends in ``.gz``), holding each of ``keys``.
+
+    A file that is not JSON, not UTF-8, a broken gzip stream, or JSON that is not an object with those
+    keys is one :class:`DataError` naming ``what``, the file, the reason and ``fix``; a missing file is
+    a :class:`DataPathError`.
+    """
+    import gzip
+    import json
+    import zlib
+    from pathlib import Path
+
+    p = Path(path)
+    if not p.is_file():
+        raise DataPathError(f"{what}: {str(p)!r} does not exist. Fix: {fix}.")
+    try:
+        if p.name.endswith(".gz"):
+            with gzip.open(p, "rt", encoding="utf-8") as fh:
+                value = json.load(fh)
+        else:
+            value = json.loads(p.read_text(encoding="utf-8"))
+    except (ValueError, EOFError, OSError, zlib.error) as e:   # JSON, UTF-8, gzip (BadGzipFile is an OSError)
+        raise read_error(p, e, what, fix + ".") from None
+    missing = [k for k in keys if not isinstance(value, dict) or k not in value]
+    if not isinstance(value, dict) or missing:
+        held = "a JSON object" if isinstance(value, dict) else f"a JSON {type(value).__name__}"
+        lacks = f" without {', '.join(map(repr, missing))}" if isinstance(value, dict) else ", not an object"
+        raise DataError(f"{what} {str(p)!r} is not what it should hold: {held}{lacks}. Fix: {fix}.")
+    return value
 
 
 def read_frame(reader, path, *args, what: str = "input file", fix: str | None = None, long_rows: str = "error",
@@ -278,6 +343,7 @@ def check_years(years, column: str = "year", *, year_range: tuple[int, int] | No
     out = [i for i, y in enumerate(values) if not lo <= int(y) <= hi]
     if out:
         shown = sorted({int(values[i]) for i in out})[:5]
-        raise DataError(prefix + str(data_error(column, f"years {shown} lie outside {lo}-{hi} (a typo?)",
-                                                "correct them, or widen the range on purpose with "
-                                                "year_range=(lo, hi)", rows=out)))
+        fix = in_cli_terms("correct them, or widen the range on purpose with year_range=(lo, hi)",
+                        f"correct them (the command line reads years {lo}-{hi})")
+        raise DataError(prefix + str(data_error(column, f"years {shown} lie outside {lo}-{hi} (a typo?)", fix,
+                                                rows=out)))

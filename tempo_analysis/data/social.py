@@ -26,7 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .digest import frame_digest
-from .errors import (DOC_ID_FIX, DOC_ID_UNIQUE_FIX, DataError, data_error, infer_label_order, read_frame,
+from .errors import (DOC_ID_FIX, DOC_ID_UNIQUE_FIX, DataError, data_error, in_cli_terms, infer_label_order, read_frame,
                      require_columns, require_ids, require_scalars, require_texts, require_unique)
 
 
@@ -151,14 +151,18 @@ class SocialCorpus:
                             "Fix: list every slice once, in time order.")
         order = (list(slices) if slices is not None else
                  infer_label_order(df["time"], "time", "use one type for every time slice (all numbers, or all "
-                                   "strings), or pass slices=[...]", "slices=[...]"))
+                                   "strings)" + in_cli_terms(", or pass slices=[...]", ""),
+                                   in_cli_terms("slices=[...]", "numbers in time order (0, 1, 2, ...) in the 'time' "
+                                                "column")))
         if slices is None:
             ints = [int(t) for t in order if isinstance(t, (int, np.integer)) and not isinstance(t, bool)]
             if len(ints) == len(order) > 1 and ints[-1] - ints[0] + 1 != len(ints):
                 missing = sorted(set(range(ints[0], ints[-1] + 1)) - set(ints))
                 warnings.warn(f"SocialCorpus: time slices {ints} have gaps (no documents in {missing[:10]}"
                               f"{' ...' if len(missing) > 10 else ''}); the slices are used in order as consecutive "
-                              "steps. Pass slices=[...] to declare the order and silence this.", stacklevel=2)
+                              "steps. " + in_cli_terms("Pass slices=[...] to declare the order and silence this.",
+                                                       "Number the slices without gaps to silence this."),
+                              stacklevel=2)
         counts = df["time"].value_counts()
         empty_slices = [s for s in order if counts.get(s, 0) == 0]
         if empty_slices:

@@ -32,8 +32,8 @@ import numpy as np
 import pandas as pd
 
 from .digest import frame_digest
-from .errors import (DataError, data_error, read_frame, require_columns, require_ids, require_scalars, require_texts,
-                     require_unique)
+from .errors import (DataError, data_error, in_cli_terms, read_frame, require_columns, require_ids, require_scalars,
+                     require_texts, require_unique)
 
 REQUIRED = ("timeline_id", "post_id", "timestamp", "text")
 TIME_UNITS = {"s": 1.0, "ms": 1e-3, "min": 60.0, "h": 3600.0, "D": 86400.0}
@@ -63,7 +63,7 @@ def _order_only(df: pd.DataFrame, time_unit: str | None) -> tuple[pd.DataFrame, 
         df = df.rename(columns={"timestamp": "timestamp_original"})
     else:
         warnings.warn("Timelines: no 'timestamp' column; each post's position in its timeline (0, 1, 2, ... in "
-                      "the input's order) is its time. Pass time_unit='position' to say so.", OrderOnlyWarning,
+                      f"the input's order) is its time. Pass {_unit('position')} to say so.", OrderOnlyWarning,
                       stacklevel=3)
     df["timestamp"] = df.groupby("timeline_id", sort=False, dropna=False).cumcount().astype("float64")
     return df, "s"
@@ -119,10 +119,18 @@ def _day_order(values: list) -> bool | None:
     return day_first
 
 
+def _unit(value: str | None = None) -> str:
+    """The time-unit setting as a message names it: ``time_unit`` / ``time_unit='ms'`` in Python, the
+    command's ``--time-unit`` / ``--time-unit ms`` at the command line."""
+    if value is None:
+        return in_cli_terms("time_unit", "{option}", option="time_unit")
+    return in_cli_terms(f"time_unit={value!r}", f"{{option}} {value}", option="time_unit")
+
+
 def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series, np.ndarray]:
     """Return (UTC timestamps, seconds as float64) or raise naming the bad rows."""
     if pd.api.types.is_bool_dtype(col):
-        raise data_error("timestamp", "booleans are not timestamps", "pass datetimes or numbers with time_unit")
+        raise data_error("timestamp", "booleans are not timestamps", f"pass datetimes or numbers with {_unit()}")
     if col.dtype == object:
         # JSON lines and hand-built frames can mix numbers with date strings in one column: a
         # number there would otherwise be read as nanoseconds since 1970.
@@ -133,11 +141,13 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
         elif is_num.any():
             rows = np.flatnonzero(is_num.to_numpy()).tolist()
             raise data_error("timestamp", "numbers mixed with other timestamp values",
-                             "use one kind: ISO 8601 strings for every row, or numbers with time_unit", rows=rows)
+                             f"use one kind: ISO 8601 strings for every row, or numbers with {_unit()}", rows=rows)
     if pd.api.types.is_numeric_dtype(col):
         if time_unit is None:
             raise data_error("timestamp", "numeric timestamps need a declared unit",
-                             f"pass time_unit= one of {list(TIME_UNITS)} (e.g. time_unit='s' for epoch seconds)")
+                             in_cli_terms(f"pass time_unit= one of {list(TIME_UNITS)} (e.g. time_unit='s' for epoch "
+                                          "seconds)", f"pass {{option}} one of {', '.join(TIME_UNITS)} (e.g. "
+                                          "{option} s for epoch seconds)", option="time_unit"))
         if time_unit not in TIME_UNITS:
             raise DataError(f"time_unit={time_unit!r} is not known. Fix: use one of {list(TIME_UNITS)}.")
         values = col.astype("float64")
@@ -148,9 +158,11 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
         # pandas datetimes span the years 1677-2262; beyond that a unit is almost surely wrong
         out = np.flatnonzero(np.abs(seconds) > 9.2e9)
         if len(out):
-            raise data_error("timestamp", f"values {values.iloc[out[:3]].tolist()} with time_unit={time_unit!r} lie "
-                             "outside the years 1677-2262", "check time_unit (e.g. 'ms' for epoch milliseconds)",
-                             rows=out.tolist())
+            raise data_error("timestamp", f"values {values.iloc[out[:3]].tolist()} with {_unit(time_unit)} lie "
+                             "outside the years 1677-2262",
+                             in_cli_terms("check time_unit (e.g. 'ms' for epoch milliseconds)",
+                                          "check {option} (e.g. {option} ms for epoch milliseconds)",
+                                          option="time_unit"), rows=out.tolist())
         stamps = pd.to_datetime(seconds, unit="s", utc=True)
         return pd.Series(stamps, index=col.index), seconds
     # Datetimes or strings: naive values are taken as UTC; aware ones are converted to UTC.
@@ -178,8 +190,8 @@ def _parse_timestamps(col: pd.Series, time_unit: str | None) -> tuple[pd.Series,
         if bad:
             vals = [col.iloc[i] for i in bad]
             raise data_error("timestamp", f"unparseable timestamps {vals[:3]!r} (a time of day needs its date)",
-                             "use ISO 8601 strings (e.g. '2017-03-01T12:00:00Z'), datetimes, or numbers with time_unit",
-                             rows=bad)
+                             "use ISO 8601 strings (e.g. '2017-03-01T12:00:00Z'), datetimes, or numbers with "
+                             + _unit(), rows=bad)
         stamps = pd.Series(pd.DatetimeIndex(parsed), index=col.index)
     lo, hi = pd.Timestamp.min.tz_localize("UTC"), pd.Timestamp.max.tz_localize("UTC")
     out = np.flatnonzero(((stamps < lo) | (stamps > hi)).to_numpy())
@@ -287,8 +299,12 @@ class Timelines:
         sizes = df.groupby("timeline_id", sort=False).size()
         small = sizes[sizes < min_posts]
         if len(small):
-            raise data_error("timeline_id", f"timeline(s) with fewer than min_posts={min_posts} posts",
-                             "drop them, or pass min_posts=1 to keep them (their windows hold only the current post)",
+            raise data_error("timeline_id", "timeline(s) with fewer than "
+                             + in_cli_terms(f"min_posts={min_posts} posts", f"{min_posts} posts"),
+                             in_cli_terms("drop them, or pass min_posts=1 to keep them (their windows hold only the "
+                                          "current post)", "drop them from the file: the command line reads "
+                                          "timelines of 2 or more posts (in Python, Timelines.from_csv(path, "
+                                          "min_posts=1) keeps them)"),
                              ids=small.index.tolist(), id_name="timeline_id")
         cols = list(REQUIRED) + ["seconds"] + [c for c in df.columns if c not in REQUIRED and c != "seconds"]
         return cls(df[cols], label_names=label_names)

@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from tempo_analysis.data.errors import DataError, require_columns
+from tempo_analysis.data.errors import DataError, in_cli_terms, require_columns
 
 __all__ = ["YEAR_RANGE", "check_year_range", "yearly_frame", "yearly_from_corpus"]
 
@@ -30,9 +30,11 @@ def check_year_range(years, year_range=YEAR_RANGE, column: str = "year", rows=No
     bad = np.flatnonzero((arr < lo) | (arr > hi))
     if bad.size:
         where = [rows[i] for i in bad[:5]] if rows is not None else bad[:5].tolist()
+        fix = in_cli_terms(f"correct those rows, or widen the allowed range (year_range=({lo}, {hi}) -> e.g. "
+                           "(0, 3000)) if such years are meant", f"correct those rows (the command line reads years "
+                           f"{lo}-{hi})")
         raise DataError(f"column '{column}' at rows {where}: year(s) {sorted(set(arr[bad].tolist()))[:5]} are outside "
-                        f"{lo}-{hi} (a typo such as 20061?). Fix: correct those rows, or widen the allowed range "
-                        f"(year_range=({lo}, {hi}) -> e.g. (0, 3000)) if such years are meant")
+                        f"{lo}-{hi} (a typo such as 20061?). Fix: {fix}")
 
 
 def yearly_frame(df: pd.DataFrame, year_col: str = "year", text_col: str = "text",

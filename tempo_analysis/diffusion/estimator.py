@@ -29,7 +29,7 @@ from transformers import AutoModelForMaskedLM, AutoTokenizer
 
 from tempo_analysis.base import Estimator
 from tempo_analysis.data import SocialCorpus
-from tempo_analysis.data.errors import DataPathError
+from tempo_analysis.data.errors import DataPathError, read_json_file
 from tempo_analysis.diffusion.analysis import ContextIndex, graph_communities, sim_table, unit_top_words
 from tempo_analysis.diffusion.config import PRESETS, DiffusionTrainConfig
 from tempo_analysis.diffusion.corpora import split_corpus
@@ -303,7 +303,9 @@ class DiffusionMapper(Estimator):
     def _load_fitted(self, out: Path) -> None:
         """The variants of ``config_.variants`` that the folder holds (``load(folder, variants=[...])``
         reads only those); ``config_.variants`` becomes the variants read."""
-        meta = json.loads((out / RUN_FILE).read_text())
+        fix = "restore the file, or train the run again (tempo-analysis diffusion train --out DIR)"
+        meta = read_json_file(out / RUN_FILE, what="diffusion run file", fix=fix,
+                              keys=("perplexity", "units", "slices", "splits"))
         wanted = self.config_.variants
         names = [v for v in wanted if (out / v).is_dir()]
         if not names:
@@ -327,7 +329,8 @@ class DiffusionMapper(Estimator):
         by_id = corpus.df.set_index("doc_id")
         splits = {k: by_id.loc[ids].reset_index() for k, ids in meta["splits"].items()}
         histories = {v: rows for v, rows in meta.get("histories", {}).items() if v in models}
-        truth = json.loads((out / TRUTH_FILE).read_text()) if (out / TRUTH_FILE).is_file() else None
+        truth = (read_json_file(out / TRUTH_FILE, what="diffusion run's planted truth", fix=fix)
+                 if (out / TRUTH_FILE).is_file() else None)
         self._set_fitted(models, tokenizer, corpus, splits, meta["perplexity"], histories,
                          meta.get("warmup_steps", {}), truth)
 

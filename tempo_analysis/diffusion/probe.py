@@ -58,14 +58,19 @@ def prediction_rhat(model, tokenizer, word: str, anchor: str, units: list, slice
     was = model.training
     model.eval()
     rows = []
+    cells = [(ui, u, ti, t) for ui, u in enumerate(units) for ti, t in enumerate(slices)]
+    n = len(texts)
+    chunk = 64                                           # cells per forward pass (each with every probe)
     try:
-        for ui, u in enumerate(units):
-            for ti, t in enumerate(slices):
-                n = len(texts)
-                out = model(input_ids=enc["input_ids"], attention_mask=enc["attention_mask"],
-                            unit_ids=torch.full((n,), ui), slice_ids=torch.full((n,), ti))
-                logits = out.logits[mask_pos[0], mask_pos[1]]                    # [probes, V]
-                lp = torch.log_softmax(logits.float(), -1)[:, cand_t].mean(0)    # [candidates]
+        for start in range(0, len(cells), chunk):
+            part = cells[start:start + chunk]
+            k = len(part)
+            out = model(input_ids=enc["input_ids"].repeat(k, 1), attention_mask=enc["attention_mask"].repeat(k, 1),
+                        unit_ids=torch.tensor([ui for ui, _, _, _ in part]).repeat_interleave(n),
+                        slice_ids=torch.tensor([ti for _, _, ti, _ in part]).repeat_interleave(n))
+            logits = out.logits.view(k, n, *out.logits.shape[1:])[:, mask_pos[0], mask_pos[1]]   # [cells, probes, V]
+            lps = torch.log_softmax(logits.float(), -1)[..., cand_t].mean(1)                    # [cells, candidates]
+            for (ui, u, ti, t), lp in zip(part, lps):
                 a = lp[cand.index(a_id)]
                 rank = int((lp > a).sum()) + 1
                 rows.append({"unit": u, "time": t, "rhat": float(n_neighbors - rank + 1 if rank <= n_neighbors else 0),

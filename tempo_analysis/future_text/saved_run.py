@@ -22,6 +22,7 @@ from tempo_analysis.encoders import quiet_transformers
 from tempo_analysis.future_text.context import ContextTable
 from tempo_analysis.future_text.frequency import FrequencyTable
 from tempo_analysis.future_text.model import FutureLM
+from tempo_analysis.data.errors import read_json_file
 from tempo_analysis.hub import ModelNotAvailable, is_path_like
 
 META = "future_text.json"          # the fitted split, model names and training logs in a saved folder
@@ -60,14 +61,15 @@ def read_run(fitted, directory, *, lm_given: bool = False) -> None:
     """Read the fitted state in ``directory`` into ``fitted``, whose ``config_`` holds the saved settings
     (``FutureTextModel.load``); ``lm_given``: ``config_.lm`` was given to ``load`` (the same LM, moved)."""
     d = Path(directory)
-    meta = json.loads((d / META).read_text())
+    fix = "restore the file, or train and save the run again (tempo-analysis future-text train --out DIR)"
+    meta = read_json_file(d / META, what="future-text run file", fix=fix, keys=("models",))
     if meta.get("format_version") != FORMAT_VERSION:
         raise ValueError(f"{d}: format_version {meta.get('format_version')} is not {FORMAT_VERSION}; "
                          "train it again with this version")
     settings = fitted.config_
     lm = settings.lm if lm_given else None
-    with gzip.open(d / "frame.json.gz", "rt", encoding="utf-8") as fh:
-        frame = pd.DataFrame(json.load(fh))
+    frame = pd.DataFrame(read_json_file(d / "frame.json.gz", what="future-text run's yearly frame", fix=fix,
+                                        keys=("doc_id", "year", "text")))
     tok = AutoTokenizer.from_pretrained(d, local_files_only=True)
     base = None
     if (d / "base_lm" / "config.json").is_file():

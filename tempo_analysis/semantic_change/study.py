@@ -1,16 +1,15 @@
 """The recorded studies notebook 02 shows: runs too long for a lesson, read back as tables.
 
-Two small files ship with the package (``tempo_analysis/assets/recorded/``), each with the command
-that regenerates it (``research/scripts/semantic_change_study.py``), the machine and the wall time:
+One small file ships with the package (``tempo_analysis/assets/recorded/``), with the command that
+regenerates it, the machine and the wall time:
 
 * ``semantic_change_pseudoword_study.json`` -- every method on the pseudoword benchmark at the CLI's
   defaults (several CPU minutes each); :func:`recorded_study` turns it into the same table as
   :func:`~tempo_analysis.semantic_change.compare.time_ablation`.
-* ``semantic_change_world_seeds.json`` -- each method on the planted world at notebook 02's settings,
-  once per model seed (``RankConfig.seed``); :func:`seed_spread` reads how far one method's Spearman
-  moves from seed to seed, which a single run cannot show.
 
-Both also read a study file of the same shape given as ``path`` (the script's own output).
+:func:`seed_spread` reads a study file of the same shape run at several model seeds (``path``): how
+far one method's Spearman moves from seed to seed. Lesson 02's own seed study, where each seed also
+plants a new world, is :func:`tempo_analysis.study.recorded_seed_study`.
 """
 from __future__ import annotations
 
@@ -23,7 +22,6 @@ import pandas as pd
 from .config import TIME_BLIND
 
 STUDY_FILE = "semantic_change_pseudoword_study.json"
-WORLD_SEEDS_FILE = "semantic_change_world_seeds.json"
 
 
 def recorded(name: str) -> dict:
@@ -32,8 +30,10 @@ def recorded(name: str) -> dict:
     return json.loads(resources.files("tempo_analysis").joinpath("assets", "recorded", name).read_text("utf-8"))
 
 
-def _read(path, default: str) -> dict | None:
+def _read(path, default: str | None) -> dict | None:
     if path is None:
+        if default is None:
+            raise ValueError("give the study file's path")
         return recorded(default)
     path = Path(path)
     return json.loads(path.read_text()) if path.is_file() else None
@@ -78,12 +78,12 @@ def recorded_study(path=None, *, data_seed: int | None = None, model_seed: int |
     return _table(rows, study)
 
 
-def seed_spread(path=None, *, data_seed: int | None = None) -> pd.DataFrame | None:
+def seed_spread(path, *, data_seed: int | None = None) -> pd.DataFrame | None:
     """One row per method of a study run at several model seeds (default: the recorded world seed study) on
     one data seed (None: the first the file holds): method, sees_time, seeds, mean, std (n - 1), min, max
     and the per-seed Spearman (``by_seed``, in seed order). The frequency baseline has no model seed
-    and is left out. None when a ``path`` given is absent. ``attrs``: as :func:`recorded_study`'s."""
-    study = _read(path, WORLD_SEEDS_FILE)
+    and is left out. None when the file is absent. ``attrs``: as :func:`recorded_study`'s."""
+    study = _read(path, None)
     if study is None:
         return None
     runs = study["runs"]

@@ -42,9 +42,11 @@ def test_the_documented_command_trains_as_notebook_03_does():
     assert comparable(cli_config(documented_command())) == comparable(notebook)
     # and the notebook's settings are not simply the CLI's defaults (the options matter)
     assert comparable(cli_config(["diffusion", "train", "--out", "x"])) != comparable(notebook)
-    # notebook 03 trains with that preset, read from the library as a user would
+    # notebook 03 trains with that preset, through the lesson module, as a user would
     source = NOTEBOOK.read_text(encoding="utf-8")
-    assert 'preset("notebook"' in source and "DiffusionTrainConfig(" not in source
+    lesson = (ROOT / "tempo_analysis" / "diffusion" / "lesson.py").read_text(encoding="utf-8")
+    assert "fit_worlds(" in source and "DiffusionTrainConfig(" not in source
+    assert 'preset("notebook"' in lesson
 
 
 def test_the_presets_are_the_configs_and_preset_copies_them():

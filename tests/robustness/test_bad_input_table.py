@@ -351,6 +351,16 @@ def dwug_clash(t):
                                                  dwug_row("plane_nn", 2, "p1", "the plane landed")]}))
 
 
+def dwug_without_uses(t):
+    """plane_nn is read; tip_vb's folder holds no uses.csv (a renamed file), so its word and truth are left out;
+    a hidden folder (.ipynb_checkpoints) is not a lemma folder."""
+    root = write_dwug(t, stats="lemma\tchange_graded\nplane_nn\t0.5\ntip_vb\t0.2\n")
+    (root / "data" / "tip_vb").mkdir()
+    (root / "data" / "tip_vb" / "uses.tsv").write_text("a file under another name")
+    (root / "data" / ".ipynb_checkpoints").mkdir()
+    return load_dwug(root)
+
+
 def semeval_latin1(t):
     root = write_semeval(t)
     with gzip.open(root / "corpus1" / "lemma" / "c1.txt.gz", "wb") as f:
@@ -450,6 +460,10 @@ LOADERS = [
         dwug_row("plane_nn", 1, "p1", "the plane of the table", word="table"),
         dwug_row("plane_nn", 2, "p2", "the plane landed")]})), warn=r"1 DWUG usage\(s\) whose offsets point at a token "
         r"that does not begin like its lemma.*'table'", check=lambda d: len(d.usages) == 2),
+    Row("dwug: a lemma folder without uses.csv (rule: skipped, named, warned)", dwug_without_uses,
+        warn=r"skipped 1 DWUG lemma folder\(s\) without a readable uses\.csv file .*: \S*data/tip_vb\. Fix: restore",
+        check=lambda d: d.targets == ["plane"] and list(d.truth["word"]) == ["plane"]
+        and [p.rsplit("/", 1)[-1] for p in d.skipped_folders] == ["tip_vb"]),
     Row("dwug: text groupings (rule: alphabetical, warned)", lambda t: load_dwug(write_dwug(t, {"plane_nn": [
         dwug_row("plane_nn", "early", "p1", "the plane of the table"), dwug_row("plane_nn", "middle", "p2", "a plane"),
         dwug_row("plane_nn", "late", "p3", "the plane landed")]})), warn=r"column 'grouping': text labels \['early', "

@@ -80,18 +80,13 @@ def test_the_first_run_in_the_file_picks_the_data_seed_and_a_run_without_a_model
                                                                abs_tol=1e-4)
 
 
-def test_the_packaged_studies_say_how_they_were_made_and_hold_what_notebook_02_shows():
-    """The two recorded studies ship with the package (assets/recorded), each with the command that
-    regenerates it; their numbers are the recorded runs' (the time ablation at data seed 2, five model
-    seeds on the world)."""
-    study, spread = recorded_study(), seed_spread()
-    for table, data in ((study, "--data pseudoword"), (spread, "--data world --config notebook")):
-        command = table.attrs["command"]
-        assert command.startswith("OMP_NUM_THREADS=1 python ") and "/scripts/semantic_change_study.py " in command
-        assert data in table.attrs["command"] and table.attrs["machine"] and table.attrs["wall_s"] > 0
+def test_the_packaged_study_says_how_it_was_made_and_holds_what_notebook_02_shows():
+    """The recorded pseudoword study ships with the package (assets/recorded) with the command that
+    regenerates it; its numbers are the recorded run's (the time ablation at data seed 2)."""
+    study = recorded_study()
+    command = study.attrs["command"]
+    assert command.startswith("OMP_NUM_THREADS=1 python ") and "/scripts/semantic_change_study.py " in command
+    assert "--data pseudoword" in command and study.attrs["machine"] and study.attrs["wall_s"] > 0
     s = study.set_index("method")
     assert list(s.index) == ["frequency", "plain", "no-time", "temporal-attention", "time-token", "both"]
     assert round(s.loc["temporal-attention", "spearman"], 3) == 0.698 and round(s.loc["no-time", "spearman"], 3) == 0.702
-    t = spread.set_index("method")
-    assert t.loc["temporal-attention", "by_seed"] == [0.515, 0.292, -0.151, -0.277, 0.538]
-    assert t.loc["plain", "by_seed"] == [0.0] * 5 and set(t["seeds"]) == {5}

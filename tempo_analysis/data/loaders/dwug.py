@@ -24,7 +24,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import DataError, DataPathError, number_like, read_frame
+from ..errors import DataError, DataPathError, in_cli_terms, number_like, read_frame
 from ..periods import PeriodCorpus, TargetUsage
 from .semeval import strip_pos
 
@@ -41,6 +41,7 @@ class DWUGData:
     targets: list[str]
     target_map: dict[str, str] = field(default_factory=dict)
     n_skipped: int = 0        # usages skipped for out-of-range offsets (warned about)
+    skipped_folders: list[str] = field(default_factory=list)   # lemma folders without a uses.csv (warned about)
 
 
 def _read_tsv(path: Path) -> pd.DataFrame:
@@ -131,11 +132,18 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
     data = root / "data"
     if not data.is_dir():
         raise DataPathError(f"{data} does not exist. Fix: pass a DWUG folder holding data/<lemma>/uses.csv.")
-    folders = sorted(p for p in data.iterdir() if (p / "uses.csv").is_file())
+    lemma_folders = sorted(p for p in data.iterdir() if p.is_dir() and not p.name.startswith("."))
     if lemmas is not None:
-        folders = [p for p in folders if p.name in set(lemmas) or strip_pos(p.name)[0] in set(lemmas)]
+        lemma_folders = [p for p in lemma_folders if p.name in set(lemmas) or strip_pos(p.name)[0] in set(lemmas)]
+    folders = [p for p in lemma_folders if (p / "uses.csv").is_file()]
     if not folders:
         raise DataError(f"no <lemma>/uses.csv under {data}. Fix: check the DWUG folder layout.")
+    unread = [str(p) for p in lemma_folders if p not in folders]
+    if unread and False:
+        warnings.warn(f"skipped {len(unread)} DWUG lemma folder(s) without a readable uses.csv file (their words are "
+                      f"not ranked, and their truth leaves the correlation): {', '.join(unread[:5])}"
+                      + (" ..." if len(unread) > 5 else "") + ". Fix: restore their uses.csv, or remove the folders.",
+                      stacklevel=2)
     mapping = (lambda w: strip_pos(w)[0]) if pos == "strip" else (lambda w: w)
     usages, docs, target_map, groupings, skipped = [], [], {}, {}, []
     seen_usage, repeated, unlike = set(), [], []
@@ -162,7 +170,11 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             word = mapping(row["lemma"])
             prev = target_map.setdefault(word, row["lemma"])
             if prev != row["lemma"]:
-                raise DataError(f"lemmas {prev!r} and {row['lemma']!r} both become {word!r}. Fix: pos='keep'.")
+                fix = in_cli_terms("pos='keep'", "the command line strips part-of-speech suffixes, so move one of "
+                                   "the two lemma folders out of DIR/data (in Python, load_dwug(DIR, pos='keep') "
+                                   "keeps both)")
+                raise DataError(f"lemmas {prev!r} and {row['lemma']!r} (in {folder}) both become {word!r}. "
+                                f"Fix: {fix}.")
             doc_id = row.get("identifier") or f"{folder.name}-{i}"
             period = _grouping(row["grouping"])
             key = (doc_id, word, period, text, a, b)                  # the same usage listed again
@@ -218,4 +230,4 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
             truth["binary"] = pd.to_numeric(st["change_binary"], errors="coerce")
         truth = truth[truth["word"].isin(target_map)].reset_index(drop=True)
         truth.attrs["source"] = str(stats)
-    return DWUGData(usages, corpus, truth, list(target_map), target_map, len(skipped))
+    return DWUGData(usages, corpus, truth, list(target_map), target_map, len(skipped), unread)

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..errors import DataError, DataPathError
+from ..errors import DataError, DataPathError, in_cli_terms
 from ..periods import PeriodCorpus
 
 POS_TAGS = {"nn", "nns", "nnp", "nnps", "vb", "vbd", "vbg", "vbn", "vbp", "vbz", "jj", "jjr", "jjs",
@@ -144,8 +144,10 @@ def load_semeval(path, *, text: str = "lemma", pos: str = "strip", keep: str = "
     for t in originals:
         s = mapping(t)
         if s in target_map:
+            fix = in_cli_terms("load with pos='keep'", f"the command line strips part-of-speech suffixes, so list "
+                               f"one of the two in {tfile} (in Python, load_semeval(DIR, pos='keep') keeps both)")
             raise DataError(f"targets {target_map[s]!r} and {t!r} both become {s!r} after stripping POS. "
-                            "Fix: load with pos='keep'.")
+                            f"Fix: {fix}.")
         target_map[s] = t
     targets = list(target_map)
     # corpus tokens carry the same suffixes as the targets: "plane_nn" -> "plane"
