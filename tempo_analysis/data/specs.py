@@ -1,7 +1,8 @@
 """Parsing ``--data`` strings: :class:`DataSpec`, :func:`parse_spec` and the folder helpers.
 
 A data spec names a source and, after a colon, where it is (``world:data/world``,
-``csv:posts.csv``, ``acl:A,B``). This module only parses and finds folders; it knows no source.
+``csv:posts.csv``, ``acl:A,B``). A path whose name holds a comma is one part when it exists
+(``csv:comma,name.csv``). This module only parses and finds folders; it knows no source.
 The one resolver that turns a spec into a wing's data (and the planted truth, for the world) is
 :mod:`tempo_analysis.resolve`, which sits above this package and :mod:`tempo_analysis.world`.
 """
@@ -44,8 +45,23 @@ def parse_spec(spec, usages: dict[str, str], *, what: str = "--data") -> DataSpe
     kind = aliases.get(kind, kind)
     if kind not in usages:
         raise DataError(f"{what} {text!r} is not understood. Fix: use one of {', '.join(usages.values())}")
-    parts = tuple(p.strip() for p in rest.split(",") if p.strip()) if rest else ()
-    return DataSpec(kind, parts, text)
+    return DataSpec(kind, _split_parts(rest), text)
+
+
+def _split_parts(rest: str) -> tuple[str, ...]:
+    """The comma-separated parts of ``rest``; commas inside a path that exists are part of it: from each
+    part on, the longest run of parts that joined with commas names an existing path is one part
+    (``csv:comma,name.csv``, ``csv:my,docs.csv,edges.csv``)."""
+    raw = rest.split(",") if rest else []
+    parts, i = [], 0
+    while i < len(raw):
+        j = next((j for j in range(len(raw), i + 1, -1)
+                  if Path(",".join(raw[i:j]).strip()).expanduser().exists()), i + 1)
+        part = ",".join(raw[i:j]).strip()
+        if part:
+            parts.append(part)
+        i = j
+    return tuple(parts)
 
 
 def one_folder(spec: DataSpec, example: str) -> None:

@@ -13,6 +13,7 @@ labels as strings; a folder that mixes the two (``1`` and ``late``) is refused, 
 its context is skipped, and the skipped usages are counted in one warning that names the first few
 (one bad row does not abort a benchmark of thousands); offsets that are not ``start:end``, point at
 whitespace or cut a word in half are a :class:`DataError` naming the lemma, the file and the row. Lemmas with POS suffixes (``plane_nn``) map to surface forms.
+A lemma folder without a ``uses.csv`` file is skipped with a warning naming it (``DWUGData.skipped_folders``).
 """
 from __future__ import annotations
 
@@ -139,7 +140,7 @@ def load_dwug(path, *, pos: str = "strip", lemmas: list[str] | None = None) -> D
     if not folders:
         raise DataError(f"no <lemma>/uses.csv under {data}. Fix: check the DWUG folder layout.")
     unread = [str(p) for p in lemma_folders if p not in folders]
-    if unread and False:
+    if unread:
         warnings.warn(f"skipped {len(unread)} DWUG lemma folder(s) without a readable uses.csv file (their words are "
                       f"not ranked, and their truth leaves the correlation): {', '.join(unread[:5])}"
                       + (" ..." if len(unread) > 5 else "") + ". Fix: restore their uses.csv, or remove the folders.",
