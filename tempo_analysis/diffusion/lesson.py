@@ -216,6 +216,6 @@ def headline_numbers(fitted: dict, maps: dict | None = None) -> dict:
                 "dcwe_hidden_accuracy": gain["dcwe"], "cwe_hidden_accuracy": gain["cwe"],
                 "slice_majority_accuracy": gain["slice_majority"]})
     first = next(iter(fitted["mappers"]))
-    out["sigma_precision_at_k"], out["sigma_top_words"] = sigma_precision(fitted["mappers"][first],
-                                                                          fitted["truths"][first])
+    precision, top = sigma_precision(fitted["mappers"][first], fitted["truths"][first])
+    out["sigma_precision_at_k"], out["sigma_top_words"] = precision, ", ".join(top)
     return out
