@@ -176,6 +176,8 @@ def test_future_text_summary_keys(notebook_runs):
         assert v[f"future_text.{model}.content_ppl"] > 1
     assert v["future_text.control.content_ppl"] == v["future_text.baseline.content_ppl"]
     assert v["future_text.freq.content_ppl"] < 0.95 * v["future_text.control.content_ppl"]   # time matters (>= 5 %)
+    assert v["future_text.gain"] == pytest.approx(1 - v["future_text.freq_content_ppl"] / v["future_text.control_content_ppl"])
+    assert v["future_text.gain"] >= 0.05 and v["future_text.trend_response"] >= 2.0, v   # measured 7.2%, 4.17
     assert v["future_text.freq.alpha"] > 0
     # copy rate: the planted world builds abstracts from a finite set of sentences, so the yardstick is
     # the real test-year texts' own rate (the <= 0.2 target is for the real ACL abstracts)
@@ -204,7 +206,8 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     v = _notebook_values(notebook_runs, STREAM_NOTEBOOK)
     # the notebook's main result, at its defaults: TempoFormer reaches macro-F1 >= 0.8 on the test timelines
     assert v["stream.test_posts"] > 200 and v["stream.tempoformer.macro_f1"] >= 0.8, v
-    assert v["stream.time_effect"] >= 0.05, v
+    assert v["stream.time_effect"] >= 0.10, v          # measured 0.287 at world seed 0
+    assert v["stream.tempoformer_macro_f1"] == pytest.approx(v["stream.control_macro_f1"] + v["stream.time_effect"])
     assert v["stream.gap_sensitivity"] >= 0.2, v
     assert v["stream.control.gap_sensitivity"] < 1e-6  # the control never sees a gap
     assert v["stream.time_only_recall.tempoformer"] >= 0.6, v
