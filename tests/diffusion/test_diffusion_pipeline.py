@@ -21,7 +21,7 @@ from tempo_analysis.encoders import tiny_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
 SMALL = SocialWorldConfig(n_units=12, n_communities=2, n_slices=3, n_changing=2, n_stable=1, docs_per_word=2,
-                          speed=2, n_seeds=1, seed=0)
+                          speed=2, n_seeds=1, seed=0, paired_layout="all")
 FAST = dict(node2vec=dict(dim=8, num_walks=2, walk_length=10), social_dim=8, gat_heads=2, batch_size=8,
             progress=False)
 

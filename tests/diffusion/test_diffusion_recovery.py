@@ -19,7 +19,7 @@ from tempo_analysis.diffusion.report import analyze, analyze_rhat, index_corpus
 from tempo_analysis.encoders import load_encoder
 from tempo_analysis.world import SocialWorldConfig, generate_social
 
-WORLD = SocialWorldConfig(n_changing=2, n_stable=1, chatter_docs=0, seed=0)
+WORLD = SocialWorldConfig(n_changing=2, n_stable=1, chatter_docs=0, seed=0, paired_layout="all")
 
 
 @pytest.fixture(scope="module")
