@@ -170,9 +170,10 @@ def parse_layers(layers) -> int | list[int]:
 # ---------------------------------------------------------------------------------------------
 # presets
 # ---------------------------------------------------------------------------------------------
-# notebook 02 on the planted world (and tests/semantic_change/test_world_ranking.py, which asserts that
-# temporal attention ranks the world and the same model with its time input broken does not): 30 probes
-# per word and period, one epoch of gentle post-training (see docs/methods/semantic_change.md).
+# notebook 02 on the planted world (and tests/semantic_change/test_world_ranking.py: temporal attention
+# ranks the world's usages, and reads its probes only through its time input): 30 usages per word and
+# period, one epoch of gentle post-training (see docs/methods/semantic_change.md). The notes below were
+# measured when the world was ranked on its probes, which it now reads as a second part.
 # time_lr 1e-2: at the CLI's 1e-3 the time gates open only to |g| ~ 0.015 and the probes' period shift is
 # noise (Spearman -0.29 on the world); at 1e-2 they reach ~0.1 and the shift follows the planted change.
 # 3e-2 overshoots: a word-blind shift swamps it. One epoch (~108 steps): with the stronger MLM adapter
