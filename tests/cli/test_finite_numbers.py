@@ -6,22 +6,14 @@ import argparse
 
 import pytest
 
-from tempo_analysis.cli import build_parser, finite_number, main
+from _parser_walk import options_of
+
+from tempo_analysis.cli import finite_number, main
 
 
 def float_options():
     """(command words, option) for every option parsed as a number, in every subcommand."""
-    out = []
-
-    def walk(parser, words):
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for name, child in action.choices.items():
-                    walk(child, [*words, name])
-            elif action.type is finite_number and action.option_strings:
-                out.append((tuple(words), action.option_strings[-1]))
-    walk(build_parser(), [])
-    return out
+    return options_of((finite_number,))
 
 
 OPTIONS = float_options()

@@ -8,10 +8,11 @@ either refused for these values or listed in ``LEGAL`` with the reason the value
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import pytest
+
+from _parser_walk import options_of
 
 from tempo_analysis.cli import build_parser, finite_number, main
 
@@ -92,17 +93,7 @@ WORK = ["tempo_analysis.evaluation.classification.cross_validate",
 
 def numeric_options():
     """(command, option) for every option parsed as an int or a float, in every subcommand."""
-    out = []
-
-    def walk(parser, words):
-        for action in parser._actions:
-            if isinstance(action, argparse._SubParsersAction):
-                for name, child in action.choices.items():
-                    walk(child, [*words, name])
-            elif action.option_strings and action.type in (int, float, finite_number):
-                out.append((" ".join(words), action.option_strings[-1]))
-    walk(build_parser(), [])
-    return out
+    return [(" ".join(words), option) for words, option in options_of((int, float, finite_number))]
 
 
 OPTIONS = numeric_options()
