@@ -84,9 +84,26 @@ def test_change_data_fingerprint_follows_the_corpus_targets_and_truth():
     assert ChangeData("w", corpus, ["cell"], None).fingerprint() != fp
 
 
-@pytest.mark.parametrize("notebook", ["01_stream_classification", "03_social_diffusion", "04_future_text"])
+@pytest.mark.parametrize("notebook", ["01_stream_classification", "04_future_text"])
 def test_each_notebooks_cache_key_holds_its_datas_fingerprint(notebook):
     """The parameters a notebook memoises its training under name the data's contents, not only its spec."""
     source = (Path(__file__).resolve().parents[2] / "notebooks" / f"{notebook}.py").read_text(encoding="utf-8")
     params = re.search(r"^params = (dict\(|\{)(.*?)\n\S", source, re.S | re.M)
     assert params and "data_fingerprint" in params.group(2), f"{notebook}: params without the data's fingerprint"
+
+
+def test_lesson_03s_cache_keys_hold_the_datas_fingerprint(monkeypatch):
+    """Lesson 03 memoises its fits in diffusion.lesson: the key names the world's contents and the corpus's."""
+    from tempo_analysis import notebook
+    from tempo_analysis.diffusion import lesson
+    from tempo_analysis.resolve import planted_world
+
+    keys = []
+    monkeypatch.setattr(notebook, "cached", lambda name, params, fit, **kw: keys.append(params) or object())
+    lesson.fit_worlds(0, modes=("walk",))
+    world = planted_world("social", 0, mode="walk")
+    lesson.fit_data(world.data)
+    edited = SocialCorpus(world.data.df.assign(text=world.data.df["text"] + " ."), world.data.graph, world.data.slices)
+    lesson.fit_data(edited)
+    assert [k["data_fingerprint"] for k in keys[:2]] == [world.data.fingerprint()] * 2
+    assert keys[2]["data_fingerprint"] != keys[1]["data_fingerprint"]
