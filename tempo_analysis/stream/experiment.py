@@ -53,7 +53,8 @@ def recorded_runs() -> dict:
 def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max_timelines=None,
                       fold: int = 0, folds: int = 5, n_posts: int | None = None,
                       records: dict | None = None) -> dict | None:
-    """{"summary", "source", "command"} of a recorded `stream evaluate --ablation` run matching these settings.
+    """{"summary", "source", "command"} of a recorded `stream evaluate --ablation` run matching these settings,
+    plus "definition" where the run was made under an earlier definition of its ablation.
 
     Notebook 01 shows these instead of retraining every ablation (each costs as much as the main
     model). The runs are :func:`recorded_runs` (``records``: another such dict). Returns None when
@@ -74,8 +75,11 @@ def recorded_ablation(ablation: str, *, settings: dict, data: str = "world", max
                     if k in settings))
     if not same:
         return None
-    return {"summary": rec["summary"], "source": f"tempo_analysis/assets/recorded/{RECORDED_ABLATIONS}",
-            "command": rec.get("command")}
+    out = {"summary": rec["summary"], "source": f"tempo_analysis/assets/recorded/{RECORDED_ABLATIONS}",
+           "command": rec.get("command")}
+    if rec.get("definition"):  # a run made under an earlier definition of its ablation says so
+        out["definition"] = rec["definition"]
+    return out
 
 
 def split_timelines(timelines, folds: int = 5, fold: int = 0, seed: int = 0, dev_fraction: float = 0.25):

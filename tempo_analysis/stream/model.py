@@ -62,7 +62,9 @@ class TempoFormerConfig(PreTrainedConfig):
     # the encoder's attention dropout); None = the encoder's attention_probs_dropout_prob
     temporal_resid_dropout: float | None = None  # dropout after the output projection (reference: 0.1);
     # None = the encoder's hidden_dropout_prob (0.1 for BERT and MiniLM)
-    sequential_rope_theta: float = 10000.0  # rotary base of the "sequential_rope" ablation
+    sequential_rope_theta: float | None = None  # rotary base of the "sequential_rope" ablation; None =
+    # rope_theta, so the ablation changes only the position fed (post order for time). A number is another
+    # base for it: models saved before this default carry 10000.0 and load as they were trained
     head_hidden: int = 64
     head_dropout: float = 0.1
     focal_gamma: float = 2.0
@@ -85,7 +87,7 @@ class TempoFormerConfig(PreTrainedConfig):
         if not self.time_unit > 0:
             raise ValueError(f"time_unit={self.time_unit!r} must be > 0 (seconds per time unit, e.g. 1 or 3600)")
         for name in ("rope_theta", "sequential_rope_theta"):
-            if not getattr(self, name) > 1:
+            if getattr(self, name) is not None and not getattr(self, name) > 1:
                 raise ValueError(f"{name}={getattr(self, name)!r} must be > 1 (the rotary base, e.g. 10 or 10000)")
         if not self.time_scale > 0:
             raise ValueError(f"time_scale={self.time_scale!r} must be > 0 (it multiplies every rotary angle)")
@@ -134,6 +136,18 @@ def time_positions(gaps: torch.Tensor, config: TempoFormerConfig) -> torch.Tenso
 def rotary_inv_freq(head_dim: int, theta: float, device=None) -> torch.Tensor:
     """LLaMA-style inverse frequencies theta^(-2i/d), i = 0..d/2-1."""
     return 1.0 / (theta ** (torch.arange(0, head_dim, 2, device=device).float() / head_dim))
+
+
+def rotary_base(config) -> float | None:
+    """The rotary base the temporal MHA of `config` uses: None (no rotation) for "vanilla_mha", else
+    `rope_theta`. "sequential_rope" uses the same base as the full model unless `sequential_rope_theta`
+    is set, so that against the full model it changes only the position fed (slot distance for phi(gap))."""
+    if config.ablation == "vanilla_mha":
+        return None
+    own = getattr(config, "sequential_rope_theta", None)
+    if config.ablation == "sequential_rope" and own is not None:
+        return float(own)
+    return float(config.rope_theta)
 
 
 def rotary_angles(positions: torch.Tensor, head_dim: int, theta: float) -> torch.Tensor:
@@ -301,9 +315,7 @@ class TempoFormerModel(PreTrainedModel):
             [nn.LayerNorm(H, eps=ecfg.layer_norm_eps) if u else nn.Identity() for u in use_s]
         )
         self._use_s = use_s
-        theta = {"vanilla_mha": None, "sequential_rope": config.sequential_rope_theta}.get(
-            ab, config.rope_theta
-        )
+        theta = rotary_base(config)
         drop_attn = config.temporal_attn_dropout
         drop_attn = getattr(ecfg, "attention_probs_dropout_prob", 0.1) if drop_attn is None else drop_attn
         drop_resid = config.temporal_resid_dropout
@@ -529,5 +541,6 @@ __all__ = [
     "focal_alpha_from_labels",
     "focal_loss",
     "rotary_angles",
+    "rotary_base",
     "time_positions",
 ]

@@ -16,7 +16,8 @@ dev like any baseline's. Reads top to bottom:
       ──► head([current post's x_u ; fused]) -> 64 -> 64 -> labels, alpha-weighted focal loss
 
 `ablation="vanilla_mha"` is the time-blind control: the same parameters with no rotation, so the
-gaps are never read; "sequential_rope" rotates by slot distance (post order) instead of time.
+gaps are never read; "sequential_rope" rotates by slot distance (post order) instead of time, with the
+same rotary base (`rope_theta`), so it changes only the position fed.
 The time settings are TempoFormer's (`model_kwargs`: time_transform, time_unit, time_scale,
 rope_theta, temporal_residual). This is not the paper's model: there the stream sits inside the
 fine-tuned encoder; here the posts are fixed vectors.
@@ -55,7 +56,8 @@ class VectorTempoFormerNet(nn.Module):
         if not (self.time.time_unit > 0 and self.time.time_scale > 0 and self.time.rope_theta > 1):
             raise ValueError("time_unit and time_scale must be > 0 and rope_theta > 1")
         self.ablation = ablation
-        theta = {"vanilla_mha": None, "sequential_rope": 10000.0}.get(ablation, float(self.time.rope_theta))
+        # "sequential_rope" keeps the model's own base: it changes only the position fed (post order for time)
+        theta = None if ablation == "vanilla_mha" else float(self.time.rope_theta)
         self.proj = nn.ModuleList([nn.Linear(dim if u == 0 else hidden, hidden) for u in range(layers)])
         self.stream_pos = nn.ModuleList([nn.Embedding(max_window, hidden) for _ in range(layers)])
         self.norm = nn.ModuleList([nn.LayerNorm(hidden) for _ in range(layers)])

@@ -40,6 +40,18 @@ def test_the_gaps_move_the_output_and_the_time_blind_control_ignores_them(layers
     assert (order(x, mask, gaps) - blind(x, mask, gaps)).abs().max() > 1e-4  # order itself is read
 
 
+@pytest.mark.parametrize("theta", [10.0, 1e4])
+def test_sequential_rope_changes_only_the_position_fed_not_the_rotary_base(theta):
+    """Post order in place of time, at the model's own rotary base: with a linear transform and gaps
+    equal to the slot distances, "sequential_rope" and the full model are the same function."""
+    x, mask, _ = _window()
+    slots = torch.tensor([[3.0, 2.0, 1.0, 0.0]]).repeat(x.shape[0], 1).double()
+    full = _net(time_transform="linear", rope_theta=theta)
+    order = _net("sequential_rope", time_transform="linear", rope_theta=theta)
+    assert order.temporal[0].theta == full.temporal[0].theta == theta
+    assert torch.allclose(order(x, mask, slots * 0), full(x, mask, slots), atol=1e-6)
+
+
 def test_the_time_scale_reaches_the_rotation():
     x, mask, gaps = _window()
     assert (_net(time_scale=1.0)(x, mask, gaps) - _net(time_scale=3.0)(x, mask, gaps)).abs().max() > 1e-3
