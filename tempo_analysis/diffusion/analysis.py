@@ -2,7 +2,8 @@
 walk versus flight, and the recovered diffusion mode.
 
 - ``sim_table``: sim = cos(e, e + o_{u,t}) between a word's static and dynamic (type-level)
-  embedding per (unit, time) it occurs in; sigma_sim = its spread. Top variable words come with
+  embedding per (unit, time) it occurs in, a word split into pieces taking their mean (paper fn. 14);
+  sigma_sim = its spread. Top variable words come with
   example contexts above and below their mean sim (paper Table 4).
 - ``build_context_index`` + ``rhat_scores``: r-hat = N - rank + 1 of the anchor's time-specific
   centroid among the word's N nearest neighbours (0 when absent), per occurrence, averaged per
@@ -313,8 +314,11 @@ def sim_table(model, tokenizer, frame: pd.DataFrame, top: int = 10, min_contexts
               batch_size: int = 4096) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(top variable words with example contexts, all sims). sim = cos(e, e + o) per (word, unit, time).
 
-    Only the model's dynamic vocabulary has offsets; words seen in fewer than `min_contexts`
-    (unit, time) contexts get no sigma.
+    A word is a whole word of the text (the tokenizer's word boundaries): when the tokenizer splits it
+    into several pieces, e and e + o are the means of its pieces' (paper fn. 14), so the labels and the
+    example sentences are words, never pieces such as "snow" of "snowstorm". Only the model's dynamic
+    vocabulary has offsets; a word takes part when one of its pieces does and it is alphabetic. Words
+    seen in fewer than `min_contexts` (unit, time) contexts get no sigma.
     """
     was_training = model.training
     model.eval()                      # no offset or GAT dropout in the sims
@@ -325,27 +329,57 @@ def sim_table(model, tokenizer, frame: pd.DataFrame, top: int = 10, min_contexts
 
 
 def _sim_table(model, tokenizer, frame, top, min_contexts, batch_size):
+    if not getattr(tokenizer, "is_fast", False):
+        raise ValueError("sim_table needs a fast tokenizer (word_ids and offsets), to put a word's pieces together.")
     dyn = set(model.dynamic_token_ids)
     slice_pos = {s: i for i, s in enumerate(model.config.slices)}
     unit_pos = {u: i for i, u in enumerate(model.config.units)}
+    # one sim per (word, unit, time), a word being a whole word of the text: the pieces the tokenizer
+    # splits it into are averaged, in the static and in the dynamic embedding alike (paper fn. 14).
+    # A word counts when one of its pieces has offsets (the dynamic vocabulary holds word starts only).
     triples: dict = {}
-    ids = tokenizer(frame["text"].tolist(), add_special_tokens=False)["input_ids"]
-    for toks, unit, time, doc in zip(ids, frame["unit"], frame["time"], frame["doc_id"]):
-        for tid in set(toks) & dyn:
-            triples.setdefault((tid, unit, time), doc)
+    spelled: dict = {}
+    texts_list = frame["text"].tolist()
+    enc = tokenizer(texts_list, add_special_tokens=False, return_offsets_mapping=True)
+    for b, (text, unit, time, doc) in enumerate(zip(texts_list, frame["unit"], frame["time"], frame["doc_id"])):
+        ids, offsets, pieces = enc["input_ids"][b], enc["offset_mapping"][b], {}
+        for j, w in enumerate(enc.word_ids(b)):
+            if w is not None:
+                pieces.setdefault(w, []).append(j)
+        for js in pieces.values():
+            key = tuple(int(ids[j]) for j in js)
+            surface = text[offsets[js[0]][0]:offsets[js[-1]][1]]
+            if not dyn.intersection(key) or not surface.isalpha():
+                continue
+            if (key, unit, time) not in triples:
+                triples[(key, unit, time)] = (doc, surface)
+            spelled.setdefault(key, surface.lower())
     if not triples:
         raise ValueError("sim_table: no dynamic-vocabulary word occurs in the given texts.")
     keys = list(triples)
     sims = []
     for i in range(0, len(keys), batch_size):
         chunk = keys[i:i + batch_size]
-        e, d = model.static_and_dynamic([k[0] for k in chunk], [unit_pos[k[1]] for k in chunk],
-                                        [slice_pos[k[2]] for k in chunk])
-        sims.append(torch.nn.functional.cosine_similarity(e, d, dim=-1).cpu().numpy())
+        n_pieces = torch.tensor([len(k[0]) for k in chunk])
+        owner = torch.repeat_interleave(torch.arange(len(chunk)), n_pieces)
+        e, d = model.static_and_dynamic([t for k in chunk for t in k[0]],
+                                        [unit_pos[k[1]] for k in chunk for _ in k[0]],
+                                        [slice_pos[k[2]] for k in chunk for _ in k[0]])
+        owner = owner.to(e.device)
+        e_word = torch.zeros(len(chunk), e.shape[-1], device=e.device, dtype=e.dtype).index_add_(0, owner, e)
+        d_word = torch.zeros_like(e_word).index_add_(0, owner, d)
+        scale = n_pieces.to(e.device, e.dtype)[:, None]
+        sims.append(torch.nn.functional.cosine_similarity(e_word / scale, d_word / scale, dim=-1).cpu().numpy())
     texts = dict(zip(frame["doc_id"], frame["text"]))
-    all_sims = pd.DataFrame({"word": tokenizer.convert_ids_to_tokens([k[0] for k in keys]),
+    # a word's label is how the text spells it (lower-cased); two spellings of other pieces stay apart
+    labels, seen = {}, {}
+    for key, word in spelled.items():
+        n = seen[word] = seen.get(word, 0) + 1
+        labels[key] = word if n == 1 else f"{word} ({n})"
+    all_sims = pd.DataFrame({"word": [labels[k[0]] for k in keys],
                              "unit": [k[1] for k in keys], "time": [k[2] for k in keys],
-                             "sim": np.concatenate(sims), "doc_id": [triples[k] for k in keys]})
+                             "sim": np.concatenate(sims), "doc_id": [triples[k][0] for k in keys]})
+    surface = {(labels[k[0]], triples[k][0]): triples[k][1] for k in keys}
     rows = []
     for word, grp in all_sims.groupby("word"):
         if len(grp) < min_contexts:
@@ -355,9 +389,9 @@ def _sim_table(model, tokenizer, frame, top, min_contexts, batch_size):
         rows.append({"word": word, "sigma_sim": float(grp["sim"].std(ddof=0)), "mean_sim": float(mu),
                      "contexts": len(grp),
                      "above_context": f"{hi['unit']} @ {hi['time']}", "above_sim": float(hi["sim"]),
-                     "above_text": example_sentence(texts[hi["doc_id"]], word),
+                     "above_text": example_sentence(texts[hi["doc_id"]], surface[(word, hi["doc_id"])]),
                      "below_context": f"{lo['unit']} @ {lo['time']}", "below_sim": float(lo["sim"]),
-                     "below_text": example_sentence(texts[lo["doc_id"]], word)})
+                     "below_text": example_sentence(texts[lo["doc_id"]], surface[(word, lo["doc_id"])])})
     table = pd.DataFrame(rows)
     if table.empty:
         raise ValueError(f"sim_table: no word occurs in >= min_contexts={min_contexts} (unit, time) contexts; "

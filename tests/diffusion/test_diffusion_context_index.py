@@ -133,8 +133,12 @@ def test_example_sentence_shortens_a_long_text_to_200_characters():
 # ---- sim_table -------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def dcwe():
-    enc, tok = tiny_encoder(head="mlm", seed=0)
     texts = TEXTS + ["Cloud rain storm.", "Storm rain cloud.", "Remote hills."]
+    return _dcwe(texts)
+
+
+def _dcwe(texts):
+    enc, tok = tiny_encoder(head="mlm", seed=0)
     m = DCWEForMaskedLM.from_encoder(enc, node_features=torch.randn(2, 8, generator=torch.Generator().manual_seed(0)),
                                      edge_index=[[0, 1], [1, 0]], dynamic_token_ids=content_vocabulary(texts, tok),
                                      units=["a", "b"], slices=[0, 1], social_dim=6, gat_heads=2)
@@ -174,6 +178,36 @@ def test_sim_table_sorts_by_sigma_and_keeps_words_with_enough_contexts(dcwe):
         sim_table(m, tok, frame, top=50, min_contexts=5)
     # top cuts the sorted table
     assert sim_table(m, tok, frame, top=2, min_contexts=1)[0]["word"].tolist() == table["word"].head(2).tolist()
+
+
+def test_sim_table_reads_whole_words_averaging_their_pieces():
+    """σ_sim is per word, not per token id (paper fn. 14): "snowstorm" is two WordPiece pieces,
+    snow + ##storm, of which only "snow" has offsets. Its sim is the cosine of the means of its
+    pieces' static and dynamic embeddings, its label and example sentences are the whole word, and
+    a bare "snow" elsewhere is another word."""
+    texts = ["A snowstorm over the hills.", "The snowstorm hit the cloud server.", "Snowstorm warnings today.",
+             "Fresh snow on the hills.", "The cloud over the hills."]
+    m, tok, _ = _dcwe(texts)
+    assert tok.tokenize("snowstorm") == ["snow", "##storm"]
+    snow, storm = tok.convert_tokens_to_ids(["snow", "##storm"])
+    assert snow in m.dynamic_token_ids and storm not in m.dynamic_token_ids
+    frame = _frame(texts, ["a", "b", "a", "b", "a"], [0, 0, 1, 1, 1])
+    table, sims = sim_table(m, tok, frame, top=50, min_contexts=1)
+    assert not sims["word"].str.startswith("##").any()
+    storm_rows = sims[sims["word"] == "snowstorm"]
+    assert sorted(zip(storm_rows["unit"], storm_rows["time"])) == [("a", 0), ("a", 1), ("b", 0)]
+    assert list(sims.loc[sims["word"] == "snow", "doc_id"]) == ["d3"]     # the bare word only
+    slice_of, unit_of = {0: 0, 1: 1}, {"a": 0, "b": 1}
+    for _, r in storm_rows.iterrows():
+        e, d = m.static_and_dynamic([snow, storm], [unit_of[r["unit"]]] * 2, [slice_of[r["time"]]] * 2)
+        want = torch.nn.functional.cosine_similarity(e.mean(0), d.mean(0), dim=0)
+        assert r["sim"] == pytest.approx(float(want), abs=1e-6)
+        e1, d1 = m.static_and_dynamic([snow], [unit_of[r["unit"]]], [slice_of[r["time"]]])
+        assert r["sim"] != pytest.approx(float(torch.nn.functional.cosine_similarity(e1[0], d1[0], dim=0)),
+                                         abs=1e-6)               # not the first piece alone
+    row = table.set_index("word").loc["snowstorm"]
+    assert "snowstorm" in row["above_text"].lower() and "snowstorm" in row["below_text"].lower()
+    assert row["above_text"] in texts and row["below_text"] in texts
 
 
 def test_sim_table_refuses_texts_without_dynamic_words_or_enough_contexts(dcwe):
