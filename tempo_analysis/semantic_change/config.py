@@ -24,6 +24,7 @@ TIME_BLIND = {"plain", "no-time"}     # methods whose model never sees the perio
 SCORER_CHOICES = ("cosine", "apd", "prt", "apd-within", "jsd")
 PRECISIONS = ("fp32", "bf16", "auto")
 FORMS = ("faithful", "modulated")
+TIME_NORMS = ("all_heads", "per_head")   # the faithful form's ‖T‖: over every head, or each head's own (paper)
 NOTEBOOK_METHODS = ("temporal-attention", "no-time", "plain", "time-token", "both")   # + "scaled-linear", ...
 
 
@@ -77,6 +78,7 @@ class RankConfig:
     method: str = "temporal-attention"  # one of METHODS
     form: str = "faithful"  # temporal-attention form: faithful (the paper's) | modulated
     time_residual: bool = True  # faithful: gate the time term onto the pretrained scores; False = the paper's pure formula
+    time_norm: str = "all_heads"  # faithful: ‖T‖ over all heads together (default) | "per_head" (the paper's, per head)
     scorer: str = "apd-within"  # one of SCORER_CHOICES (see .scoring); chosen on the pseudoword benchmark
     layers: int | list[int] = 4  # last h layers averaged, or a list of hidden-state indices
     zscore: bool = True  # standardise each dimension over all words' usages before scoring (chosen with the scorer)
@@ -95,6 +97,8 @@ class RankConfig:
             raise ValueError(f"method {self.method!r} is not one of {METHODS}.")
         if self.form not in FORMS:
             raise ValueError(f"form {self.form!r} is not one of {FORMS}.")
+        if self.time_norm not in TIME_NORMS:
+            raise ValueError(f"time_norm {self.time_norm!r} is not one of {TIME_NORMS}.")
         if self.scorer not in SCORER_CHOICES:
             raise ValueError(f"scorer {self.scorer!r} is not one of {SCORER_CHOICES}.")
         if self.precision not in PRECISIONS:

@@ -88,7 +88,8 @@ class SemanticChangeRanker(Estimator):
         if built:
             doc_counts = list(data.sentences_per_period().values())      # scaled-doc: the whole periods' sizes
             model = build_model(cfg.method, data.periods, encoder=cfg.encoder, doc_counts=doc_counts,
-                                form=cfg.form, time_residual=cfg.time_residual, seed=cfg.seed)
+                                form=cfg.form, time_residual=cfg.time_residual, seed=cfg.seed,
+                                time_norm=cfg.time_norm)
         check_layers(cfg.layers, model.model.config.num_hidden_layers)   # before training and embedding
         if built:
             trains = cfg.train is not None and cfg.train.epochs > 0     # --train-epochs 0 skips post-training

@@ -16,7 +16,12 @@ The model reads top to bottom:
      (fused kernel), never building the n×n×d triple product. Since tokens take only P+2 time ids,
      ``M = Σ_k c_k τ_kᵀ τ_k`` (c_k = tokens with time id k) and W_T runs on the P+2 table rows only. ``M`` and ``‖T‖`` (Frobenius) are taken
      **per example** over its real tokens only -- the reference took the norm over the whole batch
-     tensor, so a sentence's vectors depended on its batch mates and on padding.
+     tensor, so a sentence's vectors depended on its batch mates and on padding. ``‖T‖`` is taken
+     over **all heads' T together** by default (``time_norm="all_heads"``: one divisor per example, so
+     the heads keep their relative scale; the library's recorded numbers use it); the paper writes
+     eq. 2 for one head, whose ``T = X^t W_T`` is n × d_k, i.e. each head's own ``‖T_h‖``
+     (``time_norm="per_head"``). With H heads of similar size the per-head divisor is about √H times
+     smaller, so the time term starts √H times louder.
      *Rank-1 property*: when every token shares one time vector t (no pads or masks),
      ``M = n tᵀt`` and the score matrix is ``n (q_i·t)(t·k_j) / ‖T‖`` -- an outer product of two
      vectors, rank 1. Every query then ranks the keys in the same order (by ``t·k_j``; reversed when
@@ -58,6 +63,7 @@ from transformers.modeling_outputs import MaskedLMOutput
 from ..encoders import load_encoder
 
 TIME_ATTENTION_FORMS = ("faithful", "modulated", "scaled", "none")
+TIME_NORMS = ("all_heads", "per_head")  # faithful: what ‖T‖ is taken over (module docstring)
 _BERT_LAYOUT = ("bert", "roberta", "xlm-roberta", "camembert", "electra")
 
 
@@ -90,6 +96,8 @@ class TemporalAttentionConfig(PreTrainedConfig):
     period_names: list | None = None  # one name per period, oldest first; None = "0", "1", ...
     time_attention: str = "faithful"  # faithful | modulated | scaled | none (module docstring)
     time_residual: bool = True  # faithful: the time term enters through a per-head gate that starts at 0
+    time_norm: str = "all_heads"  # faithful: ‖T‖ over every head's T together ("all_heads", this library's
+    # default, which its recorded numbers use) or each head's own T_h ("per_head", the paper's eq. 2 per head)
     period_scales: list | None = None  # scaled: one fixed factor per period (baselines.period_scales)
     time_tokens: list | None = None  # time-token baseline: the period tokens added to the vocabulary
 
@@ -97,6 +105,9 @@ class TemporalAttentionConfig(PreTrainedConfig):
         if self.time_attention not in TIME_ATTENTION_FORMS:
             raise ValueError(f"time_attention={self.time_attention!r} is not one of {TIME_ATTENTION_FORMS}; "
                              "pick 'faithful' (paper) or 'modulated' (full-rank).")
+        if self.time_norm not in TIME_NORMS:
+            raise ValueError(f"time_norm={self.time_norm!r} is not one of {TIME_NORMS}; 'all_heads' (‖T‖ over "
+                             "every head, the default) or 'per_head' (each head's own ‖T_h‖, the paper's).")
         if int(self.num_periods) < 1:
             raise ValueError(f"num_periods={self.num_periods} must be >= 1 (one time embedding per period).")
         if self.period_names is not None and len(self.period_names) != self.num_periods:
@@ -139,6 +150,7 @@ class TimeSelfAttention(nn.Module):
             raise ValueError(f"hidden_size={D} is not a multiple of num_attention_heads={H}.")
         self.H, self.d, self.form = H, D // H, config.time_attention
         self.residual, self.dropout = config.time_residual, config.attention_probs_dropout_prob
+        self.per_head_norm = getattr(config, "time_norm", "all_heads") == "per_head"
         self.query, self.key, self.value = nn.Linear(D, D), nn.Linear(D, D), nn.Linear(D, D)
         if self.form in ("faithful", "modulated"):
             self.time = nn.Linear(D, D, bias=False)            # W_T, all heads side by side
@@ -167,8 +179,12 @@ class TimeSelfAttention(nn.Module):
             counts = (F.one_hot(ids, K).to(q.dtype) * key_mask[..., None]).sum(1)   # [B, K]; pads excluded
             tau_h = tau.view(K, self.H, self.d)
             M = torch.einsum("bk,khd,khe->bhde", counts, tau_h, tau_h)         # [B,H,d,d] = TᵀT per example
-            norm = (counts @ tau.pow(2).sum(-1)).sqrt().clamp_min(1e-6)         # ‖T‖_F per example
-            qt = (q @ M) / norm[:, None, None, None]
+            if self.per_head_norm:                                             # ‖T_h‖_F per example and head
+                norm = torch.einsum("bk,kh->bh", counts, tau_h.pow(2).sum(-1)).sqrt().clamp_min(1e-6)
+                norm = norm[:, :, None, None]
+            else:                                                              # ‖T‖_F over all heads
+                norm = (counts @ tau.pow(2).sum(-1)).sqrt().clamp_min(1e-6)[:, None, None, None]
+            qt = (q @ M) / norm
             q = q + self.time_gate[None, :, None, None] * qt if self.residual else qt
         elif self.form == "modulated":
             u = self._split(tau[ids])
@@ -401,12 +417,12 @@ class TemporalAttentionForMaskedLM(TemporalAttentionPreTrainedModel):
     @classmethod
     def from_hf(cls, hf_model, head_state: dict | None = None, *, num_periods=2, period_names=None,
                 time_attention="faithful", time_residual=True, period_scales=None, mask_token_id=None,
-                seed=0):
+                seed=0, time_norm="all_heads"):
         """Build from a loaded HF encoder (``AutoModel`` or ``AutoModelFor*``), copying every weight."""
         src_cfg = hf_model.config
         cfg = config_from_hf(src_cfg, num_periods=num_periods, period_names=period_names,
                              time_attention=time_attention, time_residual=time_residual,
-                             period_scales=period_scales, mask_token_id=mask_token_id)
+                             period_scales=period_scales, mask_token_id=mask_token_id, time_norm=time_norm)
         state = dict(hf_model.state_dict())
         if head_state:
             state.update(head_state)

@@ -95,7 +95,7 @@ class ChangeModel:
 
 
 def build_model(method: str, periods, *, encoder="default", doc_counts=None, form="faithful",
-                time_residual=True, seed=0) -> ChangeModel:
+                time_residual=True, seed=0, time_norm="all_heads") -> ChangeModel:
     """A freshly converted model for ``method`` (pretrained weights kept).
 
     ``no-time`` is the temporal-attention model itself (same weights, same seed) with its time input
@@ -108,7 +108,7 @@ def build_model(method: str, periods, *, encoder="default", doc_counts=None, for
     if method in ("temporal-attention", "no-time", "both"):
         model, tok = TemporalAttentionForMaskedLM.from_pretrained_encoder(
             encoder, num_periods=len(periods), period_names=names, time_attention=form,
-            time_residual=time_residual, seed=seed)
+            time_residual=time_residual, seed=seed, time_norm=time_norm)
         if method == "both":
             model, tok, ids = time_token_model(encoder, names, seed, base=(model, tok))
             return ChangeModel(method, model, tok, periods, time_token_ids=ids)

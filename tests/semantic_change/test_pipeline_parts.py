@@ -155,6 +155,13 @@ def test_given_usages_are_sampled_without_repeats():
 def test_a_fresh_temporal_attention_model_is_the_faithful_residual_form(tiny_path):
     cm = build_model("temporal-attention", ["a", "b"], encoder=tiny_path)
     assert cm.model.config.time_residual is True and cm.model.config.time_attention == "faithful"
+    # ‖T‖ over all heads unless the paper's per-head norm is asked for (RankConfig.time_norm)
+    assert cm.model.config.time_norm == "all_heads" == RankConfig().time_norm
+    per_head = build_model("temporal-attention", ["a", "b"], encoder=tiny_path, time_norm="per_head")
+    assert per_head.model.config.time_norm == "per_head"
+    assert all(layer.attention.per_head_norm for layer in per_head.model.temporal.layers)
+    with pytest.raises(ValueError, match="time_norm 'x' is not one of"):
+        RankConfig(time_norm="x")
 
 
 def test_rank_config_defaults_are_the_cli_preset_with_the_chosen_scorer_settings():

@@ -168,9 +168,13 @@ def test_time_changes_the_representation_after_training():
     assert (a - b).abs().max() > 1e-2
 
 
-def test_faithful_equals_explicit_triple_product():
-    """The O(n·d) route equals softmax-input Q Tᵀ T Kᵀ / (‖T‖_F √d) built the slow way, per example."""
-    model = convert(tiny_bert(), "faithful", time_residual=False)
+@pytest.mark.parametrize("time_norm", [None, "all_heads", "per_head"])
+def test_faithful_equals_explicit_triple_product(time_norm):
+    """The O(n·d) route equals softmax-input Q Tᵀ T Kᵀ / (‖T‖_F √d) built the slow way, per example.
+    ‖T‖ is over every head's T together by default (the library's choice, docs/methods/semantic_change.md);
+    time_norm="per_head" divides each head by its own ‖T_h‖ (the paper's eq. 2, written for one head)."""
+    kw = {} if time_norm is None else {"time_norm": time_norm}
+    model = convert(tiny_bert(), "faithful", time_residual=False, **kw)
     perturb_time(model, 0.5)
     ids, am, _ = batch()
     time = torch.tensor([0, 1, 1])
@@ -186,9 +190,17 @@ def test_faithful_equals_explicit_triple_product():
             q, k = att._split(att.query(x)[None])[0], att._split(att.key(x)[None])[0]
             T = att._split(att.time(X_t[b][real])[None])[0]             # [H, n, d]
             slow = torch.einsum("hid,had,hae,hje->hij", q, T, T, k)      # Σ_a (q_i·t_a)(t_a·k_j)
-            slow = slow / T.norm() / math.sqrt(att.d)
+            norm_all, norm_head = T.norm(), T.norm(dim=(1, 2))[:, None, None]
+            assert not torch.allclose(norm_head, norm_all.expand_as(norm_head))   # the two rules differ here
+            slow = slow / (norm_head if time_norm == "per_head" else norm_all) / math.sqrt(att.d)
             n = int(real.sum())
             assert torch.allclose(fast[b][:, :n, :n], slow, atol=1e-4, rtol=1e-4)
+
+
+def test_time_norm_is_checked_and_defaults_to_all_heads():
+    assert TemporalAttentionConfig().time_norm == "all_heads"
+    with pytest.raises(ValueError, match="time_norm='heads' is not one of"):
+        TemporalAttentionConfig(time_norm="heads")
 
 
 def test_faithful_is_rank_one_when_all_tokens_share_a_time():
