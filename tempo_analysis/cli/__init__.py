@@ -15,6 +15,18 @@ The error boundary (:func:`main`) is the same for every command:
 - ``--debug`` anywhere on the command line re-raises, with the full traceback;
 - Ctrl-C exits 130 with one line;
 - warnings print as ``tempo-analysis: warning: ...``, one line each.
+
+Presets (``--preset NAME``, ``--print-config``; :func:`add_preset_options`). Every command takes both.
+``--preset`` picks the named settings of the method a command runs: ``cli`` (the documented defaults, what
+a command runs without ``--preset``), ``notebook`` (the lesson's) or ``paper`` (the paper's, wherever the
+library implements them). **An option given on the command line wins over the preset**, whatever the
+preset says, and ``--print-config`` shows the value it set; an unknown name is one line naming the
+presets (exit 2). A command without method settings (``world``, ``stream compare``, ``encoder mlm-eval``;
+``study``, which always runs the lessons' ``notebook`` settings) refuses any other ``--preset`` in one
+line, as any option that cannot apply. ``--print-config`` prints the resolved settings as JSON (the
+preset, the options given, the settings, and with ``paper`` each paper setting the library does not
+reach, with the reason) and exits 0 before any data, checkpoint or model is read; options the command
+needs to run (``--out``, ``--checkpoint``, ...) are then not required.
 """
 
 from __future__ import annotations
@@ -176,6 +188,148 @@ def require_separate_outputs(args, *flags: str) -> None:
                                  "one output would overwrite or delete the other. Fix: give them separate paths.")
 
 
+# ---------------------------------------------------------------------------------------------
+# presets and --print-config
+PRESET_NAMES = ("notebook", "cli", "paper")
+PRESET_HELP = ("named settings: cli (the documented defaults; the default), notebook (the lesson's) or paper "
+               "(the paper's, wherever the library implements them; --print-config names the rest). An option "
+               "given on the command line wins over the preset")
+
+
+def add_preset_options(parser: argparse.ArgumentParser, *, presets=PRESET_NAMES, fixed: str | None = None) -> None:
+    """``--preset NAME`` and ``--print-config`` (see the module doc). ``presets``: the names the command
+    takes; ``fixed``: the one settings a command without method presets always runs, named in its help
+    (None: no method settings at all)."""
+    if presets:
+        helptext = PRESET_HELP
+    elif fixed:
+        helptext = f"this command always runs the {fixed} settings; another preset is refused"
+    else:
+        helptext = "this command has no method settings, so no preset applies (any --preset is refused)"
+    parser.add_argument("--preset", default=None, metavar="{" + ",".join(PRESET_NAMES) + "}", help=helptext)
+    parser.add_argument("--print-config", action="store_true",
+                        help="print the resolved settings as JSON and exit, before any data or model is read")
+    parser.set_defaults(preset_names=tuple(presets), fixed_preset=fixed)
+
+
+def chosen_preset(args) -> str:
+    """The ``--preset`` name (``cli`` when none is given), checked: an unknown name is one line naming the
+    presets; a command without method presets refuses every preset but its own (see the module doc)."""
+    name = getattr(args, "preset", None)
+    fixed = getattr(args, "fixed_preset", None)
+    taken = getattr(args, "preset_names", PRESET_NAMES)
+    if name is None:
+        return fixed or "cli"
+    key = str(name).strip().lower()
+    if key not in PRESET_NAMES:
+        raise ValueError(f"--preset {name!r} is not a preset. Fix: use one of {', '.join(PRESET_NAMES)}.")
+    if key not in taken and key != fixed:
+        command = getattr(args, "command_words", None) or "this command"
+        what = (f"it always runs the {fixed} settings" if fixed else "it has no method settings")
+        raise ValueError(f"--preset {key} does not apply to `{command}`: {what}. Fix: drop --preset"
+                         + (f" (or give --preset {fixed})." if fixed else "."))
+    return key
+
+
+def typed(args, dest: str) -> bool:
+    """Whether the option with this ``dest`` was given on the command line (:func:`main` records them;
+    parsed elsewhere, an option counts as given when its value is not None and not False, as :func:`given`)."""
+    seen = getattr(args, "given_dests", None)
+    if seen is None:
+        value = getattr(args, dest, None)
+        return value is not None and value is not False
+    return dest in seen
+
+
+def from_preset(args, values: dict) -> None:
+    """Set each ``dest`` of ``values`` on ``args`` unless its option was given: the preset's value for an
+    option the user left alone (the rule: an explicit option wins)."""
+    for dest, value in values.items():
+        if not typed(args, dest):
+            setattr(args, dest, value)
+
+
+def given_flags(args) -> list[str]:
+    """The options given on the command line, as flags (for ``--print-config``)."""
+    seen = getattr(args, "given_dests", None) or set()
+    flags = getattr(args, "dest_flags", {})
+    return sorted(flags.get(d, "--" + d.replace("_", "-")) for d in seen
+                  if d not in ("preset", "print_config", "debug"))
+
+
+def print_config(args, settings: dict, *, preset: str, not_as_in_paper: dict | None = None,
+                 notes: dict | None = None) -> int:
+    """``--print-config``: the resolved settings as JSON on stdout; returns 0 (the command then exits).
+
+    ``not_as_in_paper``: setting -> why it differs from the paper (printed with ``--preset paper``);
+    ``notes``: anything else the reader needs (e.g. which model a preset's model settings apply to)."""
+    import json
+
+    out = {"command": getattr(args, "command_words", None), "preset": preset, "explicit": given_flags(args),
+           "rule": "an option given on the command line wins over the preset", "settings": settings}
+    if notes:
+        out["notes"] = notes
+    if preset == "paper" and not_as_in_paper:
+        out["not_as_in_paper"] = not_as_in_paper
+    print(json.dumps(out, indent=2, default=str))
+    return 0
+
+
+def _options_of(args) -> dict:
+    """The parsed options of a command without method settings, for ``--print-config``."""
+    skip = {"func", "debug", "print_config", "preset", "preset_names", "fixed_preset", "given_dests", "dest_flags",
+            "command_words", "command"}
+    return {k: v for k, v in sorted(vars(args).items()) if k not in skip and not k.endswith("_command")
+            and not callable(v)}
+
+
+def _leaf_parser(parser: argparse.ArgumentParser, argv: list[str]):
+    """(the subparser that parses the command in ``argv``, its command words)."""
+    words, current = [], parser
+    rest = list(argv)
+    while True:
+        sub = next((a for a in current._actions if isinstance(a, argparse._SubParsersAction)), None)
+        if sub is None:
+            return current, words
+        nxt = next((w for w in rest if not w.startswith("-")), None)
+        if nxt is None or nxt not in sub.choices:
+            return current, words
+        words.append(nxt)
+        rest = rest[rest.index(nxt) + 1:]
+        current = sub.choices[nxt]
+
+
+def _given_dests(parser: argparse.ArgumentParser, argv: list[str]) -> tuple[set, dict]:
+    """The dests of the options typed in ``argv`` (abbreviations and ``--opt=value`` included), found by
+    parsing again with every option's default replaced by a marker; and dest -> flag."""
+    marker = object()
+    leaf, _ = _leaf_parser(parser, argv)
+    saved = [(a, a.default) for a in leaf._actions if a.option_strings]
+    saved_defaults = dict(leaf._defaults)
+    try:
+        for a, _ in saved:
+            a.default = marker
+        for k in list(leaf._defaults):
+            if any(a.dest == k for a, _ in saved):
+                leaf._defaults.pop(k)
+        again = parser.parse_args(argv)
+    finally:
+        for a, d in saved:
+            a.default = d
+        leaf._defaults.clear()
+        leaf._defaults.update(saved_defaults)
+    flags = {a.dest: next((o for o in a.option_strings if o.startswith("--")), a.option_strings[-1]) for a, _ in saved}
+    return {d for d in flags if getattr(again, d, marker) is not marker}, flags
+
+
+def _relax_required(parser: argparse.ArgumentParser, argv: list[str]) -> None:
+    """With ``--print-config``, the options a command needs only to run are not required."""
+    leaf, _ = _leaf_parser(parser, argv)
+    for a in leaf._actions:
+        if a.option_strings and a.required:
+            a.required = False
+
+
 # exception types that mean "the user's input or options are wrong": one line, exit 2
 USER_ERRORS = (ValueError, KeyError, OSError)
 
@@ -203,17 +357,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     parser.add_argument("--debug", action="store_true",
                         help="show full tracebacks (also accepted after the command)")
+    if "--print-config" in argv:
+        _relax_required(parser, argv)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()
         return 2
     args.debug = debug
+    if hasattr(args, "print_config"):   # a command with --preset / --print-config: what was typed, and its name
+        args.given_dests, args.dest_flags = _given_dests(parser, argv)
+        args.command_words = " ".join(_leaf_parser(parser, argv)[1])
     formatwarning = warnings.formatwarning
     with warnings.catch_warnings():
         if not debug:  # the format only: code that records warnings (tests, callers) still gets them
             warnings.formatwarning = _one_line_warning
         try:
             with cli_options(cli_settings(args)):   # fixes name this command's options, not library arguments
+                if hasattr(args, "print_config") and not args.preset_names:
+                    preset = chosen_preset(args)     # a command without method presets: only its own
+                    if args.print_config:
+                        return print_config(args, _options_of(args), preset=preset)
                 return int(args.func(args) or 0)
         except KeyboardInterrupt:
             if debug:

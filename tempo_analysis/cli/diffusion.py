@@ -25,7 +25,8 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import add_output_options, add_progress_option, refuse_options, require_positive, require_range, wants_progress
+from tempo_analysis.cli import (add_output_options, add_preset_options, add_progress_option, chosen_preset, from_preset,
+                                print_config, refuse_options, require_positive, require_range, wants_progress)
 
 ACL_DEFAULTS = {"years": "2017-2020", "theta": 0.01, "min_papers": 30, "max_docs": 40}   # acl-only options
 WORLD_OPTIONS = ["--mode", "--speed", "--world-seed"]
@@ -102,19 +103,39 @@ def check_train_options(args) -> None:
                          f"{cli.mlm_probability:g}; notebook 03: {notebook.mlm_probability:g}).")
 
 
+def train_preset(args) -> str:
+    """Apply ``--preset`` to the options of `diffusion train` the user left alone and return its name (the
+    rule: an option given wins). Options whose default is None (--dynamic-lr, --lambda-w,
+    --shared-warmup-lr) stay unset: :func:`train_config` takes the preset's value for them."""
+    from tempo_analysis.diffusion.config import preset
+
+    name = chosen_preset(args)
+    c = preset(name)
+    from_preset(args, {"model": c.encoder, "variants": ",".join(c.variants), "epochs": c.epochs,
+                       "max_steps": c.max_steps, "batch_size": c.batch_size, "lr": c.lr,
+                       "shared_warmup_steps": c.shared_warmup_steps, "mlm_probability": c.mlm_probability,
+                       "batches": "slice" if c.slice_batches else "mixed", "max_length": c.max_length,
+                       "seed": c.seed, "device": c.device})
+    return name
+
+
 def train_config(args):
-    """The DiffusionTrainConfig that `diffusion train` runs with these (checked) arguments."""
-    from tempo_analysis.diffusion.config import DiffusionTrainConfig
+    """The DiffusionTrainConfig that `diffusion train` runs with these (checked) arguments: the ``--preset``
+    (``cli`` when none is given) with every option given winning over it."""
+    import dataclasses
+
+    from tempo_analysis.diffusion.config import preset
 
     variants = tuple(v.strip() for v in args.variants.split(",") if v.strip())
-    optional = {k: v for k, v in (("lambda_w", args.lambda_w), ("dynamic_lr", args.dynamic_lr)) if v is not None}
+    optional = {k: v for k, v in (("lambda_w", args.lambda_w), ("dynamic_lr", args.dynamic_lr),
+                                  ("shared_warmup_lr", args.shared_warmup_lr)) if v is not None}
     try:  # the settings are checked before the corpus is loaded
-        return DiffusionTrainConfig(encoder=args.model, variants=variants, epochs=args.epochs,
-                                    max_steps=args.max_steps, batch_size=args.batch_size, lr=args.lr,
-                                    shared_warmup_steps=args.shared_warmup_steps,
-                                    shared_warmup_lr=args.shared_warmup_lr, mlm_probability=args.mlm_probability,
-                                    slice_batches=args.batches == "slice", seed=args.seed, device=args.device,
-                                    progress=wants_progress(args), max_length=args.max_length, **optional)
+        return dataclasses.replace(preset(chosen_preset(args)), encoder=args.model, variants=variants,
+                                   epochs=args.epochs, max_steps=args.max_steps, batch_size=args.batch_size,
+                                   lr=args.lr, shared_warmup_steps=args.shared_warmup_steps,
+                                   mlm_probability=args.mlm_probability, slice_batches=args.batches == "slice",
+                                   seed=args.seed, device=args.device, progress=wants_progress(args),
+                                   max_length=args.max_length, **optional)
     except ValueError as e:
         raise ValueError(str(e).replace("DiffusionTrainConfig.", "--").replace("variants=", "variants ")) from None
 
@@ -123,9 +144,18 @@ def run_train(args) -> int:
     from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when run
     from tempo_analysis.outputs import prepare_output_dir
 
+    name = train_preset(args)
     check_train_options(args)
-    prepare_output_dir(args.out, overwrite=args.overwrite)  # before any work: a refused --out fails at once
     cfg = train_config(args)
+    if args.print_config:
+        import dataclasses
+
+        from tempo_analysis.diffusion.config import PAPER_DIFFERENCES
+
+        settings = {"data": args.data, "train": {k: v for k, v in dataclasses.asdict(cfg).items() if k != "progress"}}
+        return print_config(args, settings, preset=name, not_as_in_paper=PAPER_DIFFERENCES,
+                            notes={"lambda_a": "None: 1e-3 * lambda_w (the paper's rule)"})
+    prepare_output_dir(args.out, overwrite=args.overwrite)  # before any work: a refused --out fails at once
     if args.model != "default":   # offline hub name, missing path, no weights: fails before the corpus is read
         from tempo_analysis.encoders import check_encoder
 
@@ -141,9 +171,10 @@ def run_train(args) -> int:
 
 
 def run_analyze(args) -> int:
-    from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when the command runs
-    from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
+    from tempo_analysis.diffusion.config import ANALYSIS_PRESETS   # light: no torch
 
+    name = chosen_preset(args)
+    from_preset(args, ANALYSIS_PRESETS[name])     # the rule: an option given wins over the preset
     if args.n != "auto" and not (str(args.n).isdigit() and int(args.n) > 0):
         raise ValueError(f"--n {args.n!r}: use a positive integer (paper: 100) or 'auto'.")
     require_range(args, "--threshold", low=0, use="a threshold >= 0 (r-hat is never negative; default 0)")
@@ -151,6 +182,16 @@ def run_analyze(args) -> int:
     refuse_options(args, ["--max-docs"], when=args.read == "predictions",
                    apply_to="--read neighbours (the corpus's contexts are encoded)",
                    here="--read predictions (probes only, no corpus pass)")
+    if args.print_config:
+        settings = {k: getattr(args, k) for k in ("checkpoint", "word", "anchor", "variant", "read", "n", "threshold",
+                                                 "max_docs")}
+        notes = {"n": "auto: 100 (the paper's N), or 5% of the candidate words when that is smaller"}
+        if args.read == "predictions":
+            notes["read"] = "predictions is the library's own map (masked probes); the paper reads neighbours"
+        return print_config(args, settings, preset=name, notes=notes)
+    from tempo_analysis.diffusion import DiffusionMapper  # cli: imported when the command runs
+    from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
+
     if args.word.strip().lower() == args.anchor.strip().lower():
         raise ValueError(f"--word and --anchor are the same ({args.word!r}): r-hat measures how close a word's "
                          "neighbours come to ANOTHER word. Fix: give the planted anchor, e.g. --anchor server.")
@@ -236,6 +277,7 @@ def register(subparsers) -> None:
     t.add_argument("--max-docs", type=int, default=None, help="acl only: abstracts sampled per (venue, year) "
                                                                "(default 40)")
     add_progress_option(t)
+    add_preset_options(t)
     t.set_defaults(func=run_train)
 
     a = sub.add_parser("analyze", help="r-hat map, first arrivals, walk vs flight for a word and an anchor")
@@ -251,7 +293,9 @@ def register(subparsers) -> None:
     a.add_argument("--max-docs", type=int, default=None, help="documents sampled per (unit, slice) to encode")
     a.add_argument("--read", default="neighbours", choices=("neighbours", "predictions"),
                    help="neighbours: the paper's r-hat, the anchor among the word's nearest neighbours in the "
-                        "corpus's contexts; predictions: notebook 03's map, is the anchor among the model's first N "
-                        "choices in probes such as 'cloud [MASK].' for each unit and slice ('auto': N = 1)")
+                        "corpus's contexts; predictions: the map notebook 03's exercises read, is the anchor among "
+                        "the model's first N choices in probes such as 'cloud [MASK].' for each unit and slice "
+                        "('auto': N = 1)")
     add_progress_option(a)
+    add_preset_options(a)
     a.set_defaults(func=run_analyze)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from tempo_analysis.cli import add_progress_option, wants_progress
+from tempo_analysis.cli import add_preset_options, add_progress_option, wants_progress
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,6 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-adapter", action="store_true", help="the default checkpoint without its MLM adapter")
     p.add_argument("--json", action="store_true", help="print one JSON line instead of a table")
     add_progress_option(p)
+    add_preset_options(p, presets=())
 
 
 def run(args: argparse.Namespace) -> int:

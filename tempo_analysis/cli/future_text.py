@@ -30,7 +30,8 @@ import json
 from pathlib import Path
 
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
-from tempo_analysis.cli import add_progress_option, refuse_options, require_positive, require_range, wants_progress
+from tempo_analysis.cli import (add_preset_options, add_progress_option, chosen_preset, from_preset, print_config,
+                                refuse_options, require_positive, require_range, typed, wants_progress)
 from tempo_analysis.future_text.config import VARIANTS, WINDOW_VARIANTS, GenerationSettings, preset
 
 
@@ -150,6 +151,7 @@ def register(subparsers) -> None:
                         "counting needs no LM and fuller counts are less noisy) or the subset only")
     add_progress_option(t)
     _settings_args(t)
+    add_preset_options(t)
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("evaluate", help="perplexity, content perplexity and content METEOR for one year")
@@ -164,6 +166,7 @@ def register(subparsers) -> None:
     e.add_argument("--max-references", type=int, default=None, help="seeded sample of gold texts for METEOR")
     _gen_args(e)
     add_progress_option(e)
+    add_preset_options(e)
     e.set_defaults(func=cmd_evaluate)
 
     g = sub.add_parser("generate", help="write texts for a target year")
@@ -175,6 +178,7 @@ def register(subparsers) -> None:
     g.add_argument("--model", default=None, help="model name in the checkpoint (default: its only model)")
     g.add_argument("--lm", default=None, help=LM_OVERRIDE_HELP)
     _gen_args(g)
+    add_preset_options(g)
     g.set_defaults(func=cmd_generate)
 
     w = sub.add_parser("what-if", help="inject a rising trend into words' frequency history: how do the bias, "
@@ -193,6 +197,7 @@ def register(subparsers) -> None:
     w.add_argument("--out", default=None, help="write the result JSON here (default: print only)")
     w.add_argument("--overwrite", action="store_true", help="replace --out even if tempo-analysis did not write it")
     _gen_args(w)
+    add_preset_options(w)
     # counts follow the model's distribution only when sampling without beams (beams keep the likeliest
     # texts, so a rare word's count hardly moves): no beams, and half the usual length, as notebook 04
     w.set_defaults(func=cmd_whatif, num_beams=1)
@@ -238,11 +243,55 @@ def split_of(frame, dev_year, test_year) -> tuple:
     return complete_split(frame, dev_year, test_year, names=("--dev-year", "--test-year"))
 
 
+def train_preset(args) -> str:
+    """Apply ``--preset`` to the options of `future-text train` the user left alone (the data, the LM and the
+    year split; the rule: an option given wins) and return its name; :func:`train_settings` takes its
+    other settings."""
+    from tempo_analysis.future_text.config import PRESET_DATA
+
+    name = chosen_preset(args)
+    p = preset(name)
+    from_preset(args, {"data": PRESET_DATA[name], "lm": p.lm, "seed": p.seed, "dev_year": p.dev_year,
+                       "test_year": p.test_year,
+                       "first_year": p.train_years[0] if p.train_years is not None else None})
+    return name
+
+
+def train_settings(args, name: str, variant_name: str | None) -> dict:
+    """The FutureTextSettings `future-text train` fits: the preset ``name`` with the options given."""
+    given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None and typed(args, k)}
+    over = dict(given_settings, device=args.device, progress=wants_progress(args), lm=args.lm,
+                dev_year=args.dev_year, test_year=args.test_year)
+    if variant_name is not None:
+        over["variants"] = (variant_name,)
+    over.update(_train_years(args, name))
+    return preset(name, **over).to_dict()
+
+
+def _train_years(args, name: str) -> dict:
+    """The preset's training years hold unless a year option was given: then --first-year and the dev year
+    bound them (``train_years=None``)."""
+    if preset(name).train_years is not None and any(typed(args, k) for k in ("first_year", "dev_year", "test_year")):
+        return {"train_years": None}
+    return {}
+
+
 def cmd_train(args) -> int:
     from tempo_analysis.outputs import prepare_output_dir
 
+    preset_name = train_preset(args)
     check_train_options(args)
     check_years(args)
+    if args.print_config:
+        from tempo_analysis.future_text.config import PAPER_DIFFERENCES
+
+        variant = None if args.variant is None else f"last-{args.n or 2}" if args.variant == "last-n" else args.variant
+        settings = {"data": args.data, "first_year": args.first_year, "max_docs_per_year": args.max_docs_per_year,
+                    "history": args.history, "model": train_settings(args, preset_name, variant),
+                    "generation": GenerationSettings().to_dict()}
+        notes = {"variants": "`future-text train` fits the one --variant it is given; without it, the preset's "
+                             "variants are shown"}
+        return print_config(args, settings, preset=preset_name, not_as_in_paper=PAPER_DIFFERENCES, notes=notes)
     prepare_output_dir(args.out, overwrite=args.overwrite)          # before any work: fails at once
     lm = args.lm
     if lm not in ("default", "tiny"):
@@ -253,7 +302,7 @@ def cmd_train(args) -> int:
         lm = check_causal_lm(lm, what="--lm")
     from tempo_analysis.future_text.estimator import FutureTextModel
 
-    given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None}
+    given_settings = {k: getattr(args, k) for k in SETTING_FLAGS if getattr(args, k) is not None and typed(args, k)}
     frame, everything = _load_frame(args.data, args.first_year, args.max_docs_per_year, args.seed, wants_progress(args),
                                     whole=True)
     history = everything if args.history == "all" and args.max_docs_per_year is not None else None
@@ -267,8 +316,9 @@ def cmd_train(args) -> int:
         if not 1 <= (args.n or 2) <= n_train - 1:
             raise ValueError(f"--n {args.n or 2}: the data has {n_train} training years before the dev year {dev}, "
                              f"so last-n takes 1 <= n <= {n_train - 1}. Fix: give a smaller --n.")
-    fitted = FutureTextModel("cli", lm=lm, device=args.device, progress=wants_progress(args), variants=(name,),
-                             dev_year=dev_year, test_year=test_year, **given_settings).fit(frame, history=history)
+    fitted = FutureTextModel(preset_name, lm=lm, device=args.device, progress=wants_progress(args), variants=(name,),
+                             dev_year=dev_year, test_year=test_year, **_train_years(args, preset_name),
+                             **given_settings).fit(frame, history=history)
     metrics = {split: fitted.evaluate(name, y) for split, y in (("dev", fitted.dev_year_), ("test", fitted.test_year_))}
     info = {"data": args.data, "variant": args.variant, "model": name, "first_year": args.first_year,
             "max_docs_per_year": args.max_docs_per_year, "history": "subset" if history is None else "all",
@@ -322,6 +372,8 @@ def cmd_evaluate(args) -> int:
     from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
     check_gen_options(args)
+    if args.print_config:
+        return _print_generation_config(args, ("year", "data", "model", "lm", "n_generate", "max_references"))
     if args.out:
         prepare_output_file(args.out, overwrite=args.overwrite, kind="future-text-evaluate")   # before any work
     fitted, name, info = load_checkpoint(args.checkpoint, args.model, args.lm)
@@ -353,6 +405,8 @@ def cmd_evaluate(args) -> int:
 
 def cmd_generate(args) -> int:
     check_gen_options(args)
+    if args.print_config:
+        return _print_generation_config(args, ("year", "n", "alpha", "prompt", "model", "lm"))
     fitted, name, _ = load_checkpoint(args.checkpoint, args.model, args.lm)
     refuse_options(args, ["--alpha"], when=fitted.models_[name].bias is None,
                    apply_to="models with a temporal bias (freq-nolstm, freq, context, context2)",
@@ -369,6 +423,8 @@ def cmd_whatif(args) -> int:
     from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
     check_gen_options(args)
+    if args.print_config:
+        return _print_generation_config(args, ("words", "factor", "last", "n", "year", "model", "lm"))
     require_positive(args, "--last")
     if not args.factor > 0:
         raise ValueError(f"--factor {args.factor}: use a positive number (8: eight times more frequent; 1: no trend).")
@@ -413,3 +469,14 @@ def cmd_whatif(args) -> int:
         write_file_atomic(out, json.dumps(stamp(payload, "future-text-what-if"), indent=2, default=str))
         print(f"-> {out}")
     return 0
+
+
+def _print_generation_config(args, keys) -> int:
+    """``--print-config`` of the commands that read a checkpoint: its model's settings are the checkpoint's;
+    the decoding is the paper's in every preset (beam 5 with sampling, top-k 50, top-p 0.92, no repeated 2-gram)."""
+    settings = {"checkpoint": args.checkpoint, **{k: getattr(args, k) for k in keys},
+                "generation": _gen_settings(args).to_dict()}
+    notes = {"model": "the checkpoint's own settings (its config.json); a preset chooses none of them",
+             "generation": "the paper's decoding in every preset; max_new_tokens: the median training text's length "
+                           "unless --max-new-tokens is given"}
+    return print_config(args, settings, preset=chosen_preset(args), notes=notes)

@@ -17,8 +17,9 @@ import json
 import sys
 from pathlib import Path
 
-from tempo_analysis.cli import (add_output_options, add_progress_option, refuse_options, require_positive,
-                                require_range, require_separate_outputs, wants_progress)
+from tempo_analysis.cli import (add_output_options, add_preset_options, add_progress_option, chosen_preset,
+                                print_config, refuse_options, require_positive, require_range,
+                                require_separate_outputs, typed, wants_progress)
 
 
 class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -33,7 +34,7 @@ class _HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def register(subparsers) -> None:
     """Add the ``semantic-change`` group and its ``rank`` command."""
-    from tempo_analysis.semantic_change.config import METHODS, SCORER_CHOICES, preset   # no torch
+    from tempo_analysis.semantic_change.config import METHODS, SCORER_CHOICES, TIME_NORMS, preset   # no torch
 
     d, nb = preset("cli"), preset("notebook")   # the documented defaults; notebook 02's, for reference
     t = d.train
@@ -50,9 +51,16 @@ def register(subparsers) -> None:
                         "change of each target's relative frequency, no model (the literature's baseline)")
     p.add_argument("--form", default=None, choices=["faithful", "modulated"],
                    help=f"temporal-attention form (default: {d.form}, the paper's; see docs/methods/semantic_change.md)")
-    p.add_argument("--no-time-residual", action="store_true",
-                   help="faithful form: the paper's pure formula softmax(Q T^T T K^T / (|T| sqrt d)), with no gated "
-                        "residual onto the pretrained scores")
+    residual = p.add_mutually_exclusive_group()
+    residual.add_argument("--no-time-residual", action="store_true",
+                          help="faithful form: the paper's pure formula softmax(Q T^T T K^T / (|T| sqrt d)), with no "
+                               "gated residual onto the pretrained scores (the paper preset's)")
+    residual.add_argument("--time-residual", action="store_true",
+                          help="faithful form: the time term through a per-head gate onto the pretrained scores "
+                               "(the default; given, it wins over --preset paper)")
+    p.add_argument("--time-norm", default=None, choices=list(TIME_NORMS),
+                   help=f"faithful form: |T| over every head's T together or each head's own (the paper's; the "
+                        f"paper preset's) (default: {d.time_norm})")
     p.add_argument("--scorer", default=None, choices=list(SCORER_CHOICES),
                    help=f"change scorer (default: {d.scorer}, chosen on the pseudoword benchmark; see "
                         "docs/methods/semantic_change.md)")
@@ -67,6 +75,12 @@ def register(subparsers) -> None:
                         f"{nb.train.time_lr:g})")
     p.add_argument("--body-lr", type=float, default=None,
                    help=f"learning rate of the pretrained body during post-training (default {t.body_lr:g}; 0 freezes it)")
+    p.add_argument("--head-lr", type=float, default=None,
+                   help=f"learning rate of the MLM head during its warm-up (default {t.head_lr:g}; skipped when the "
+                        "encoder ships an MLM head)")
+    p.add_argument("--train-sentences", type=int, default=None,
+                   help=f"seeded cap on the sentences post-training reads (default {t.max_sentences}; the paper "
+                        "preset: every sentence)")
     p.add_argument("--layers", default=None,
                    help="hidden layers to average: a count H (the last H layers, e.g. 4), a list (8,9,10) or a range "
                         f"(7-12) of hidden-state indices (0 = the embedding output) (default {d.layers}: the last "
@@ -90,6 +104,7 @@ def register(subparsers) -> None:
     p.add_argument("--json", default=None, help="also write metrics, settings and timings as JSON here")
     add_progress_option(p)
     add_output_options(p)
+    add_preset_options(p)
     p.set_defaults(func=run_rank_command)
     group.set_defaults(func=lambda args: (group.print_help(), 2)[1])
 
@@ -98,9 +113,11 @@ TEMPORAL_ATTENTION_METHODS = ("temporal-attention", "no-time", "both")   # the m
 TEXT_CORPORA = ("semeval", "nltk", "pseudoword")                        # --data kinds read from running text
 
 
-MODEL_OPTIONS = ["--form", "--no-time-residual", "--scorer", "--model", "--train-epochs", "--head-steps", "--time-lr",
-                 "--body-lr", "--layers", "--samples", "--zscore", "--precision", "--save-model"]
-TRAIN_OPTIONS = ["--head-steps", "--time-lr", "--body-lr"]
+MODEL_OPTIONS = ["--form", "--no-time-residual", "--time-residual", "--time-norm", "--scorer", "--model",
+                 "--train-epochs", "--head-steps", "--time-lr", "--body-lr", "--head-lr", "--train-sentences",
+                 "--layers", "--samples", "--zscore", "--precision", "--save-model"]
+TRAIN_OPTIONS = ["--head-steps", "--time-lr", "--body-lr", "--head-lr", "--train-sentences"]
+FAITHFUL_OPTIONS = ["--no-time-residual", "--time-residual", "--time-norm"]   # the faithful form's own
 
 
 def check_rank_options(args) -> None:
@@ -108,10 +125,10 @@ def check_rank_options(args) -> None:
     refuse_options(args, [f for f in MODEL_OPTIONS if f != "--model" or args.model != "default"],
                    when=args.method == "frequency", apply_to="the methods with a model",
                    here="--method frequency (counts only)", fix="choose a method with a model")
-    refuse_options(args, ["--form", "--no-time-residual"], when=args.method not in TEMPORAL_ATTENTION_METHODS,
+    refuse_options(args, ["--form", *FAITHFUL_OPTIONS], when=args.method not in TEMPORAL_ATTENTION_METHODS,
                    apply_to="the temporal-attention methods (--method temporal-attention, no-time, both)",
                    here=f"--method {args.method}", fix="choose one of those methods")
-    refuse_options(args, ["--no-time-residual"], when=args.form == "modulated",
+    refuse_options(args, FAITHFUL_OPTIONS, when=args.form == "modulated",
                    apply_to="the faithful form (--form faithful, the default)", here="--form modulated")
     untrained = args.train_epochs == 0 or (args.method == "plain" and args.train_epochs is None)
     why_untrained = ("--train-epochs 0" if args.train_epochs == 0 else
@@ -121,13 +138,14 @@ def check_rank_options(args) -> None:
                    fix="post-train with --train-epochs N (N > 0)")
     refuse_options(args, TRAIN_OPTIONS, when=untrained, apply_to="a post-trained model", here=why_untrained,
                    fix="post-train with --train-epochs N (N > 0)")
-    require_positive(args, "--samples", "--max-sentences")
+    require_positive(args, "--samples", "--max-sentences", "--train-sentences")
     require_positive(args, "--head-steps", least=0)
     require_range(args, "--seed", low=0, use="a seed >= 0")
     if args.time_lr is not None and not args.time_lr > 0:
         raise ValueError(f"--time-lr {args.time_lr}: use a positive learning rate (see --help for the default).")
     if args.body_lr is not None and not args.body_lr >= 0:
         raise ValueError(f"--body-lr {args.body_lr}: use a learning rate >= 0 (0 freezes the body).")
+    require_range(args, "--head-lr", low=0, low_open=True, use="a positive learning rate (see --help for the default)")
     kind = str(args.data).partition(":")[0].strip().lower()
     refuse_options(args, ["--max-sentences"], when=kind not in TEXT_CORPORA,
                    apply_to="data read from running text (--data semeval:DIR, nltk[:DIR], pseudoword[:DIR])",
@@ -145,6 +163,14 @@ def run_rank_command(args) -> int:
 
     # every output is checked before any work: a refused path fails at once, not after training
     cfg = rank_config(args) if args.method != "frequency" else None
+    if args.print_config:
+        from ..semantic_change.config import PAPER_DIFFERENCES
+
+        settings = {"data": args.data, "targets": args.targets, "max_sentences": args.max_sentences,
+                    "ranker": cfg.to_dict() if cfg is not None else {"method": "frequency"}}
+        notes = {"data": "the paper's data is SemEval-2020 Task 1 English: --data semeval:DIR"}
+        return print_config(args, settings, preset=chosen_preset(args), not_as_in_paper=PAPER_DIFFERENCES,
+                            notes=notes)
     require_separate_outputs(args, "--out", "--json", "--save-model")
     prepare_output_file(args.out, overwrite=args.overwrite)
     if args.json:
@@ -155,10 +181,11 @@ def run_rank_command(args) -> int:
     if args.targets is not None and not targets:
         raise DataError(f"--targets {args.targets!r} names no word. Fix: give comma-separated words, "
                         "e.g. --targets plane,graft, or drop --targets to rank every target.")
-    if args.model != "default":   # offline hub name, missing path, no weights: fails before the data is read
+    if cfg is not None and cfg.encoder != "default":   # offline hub name, missing path, no weights: fails at once
         from ..encoders import check_encoder
 
-        check_encoder(args.model, what="--model")
+        check_encoder(cfg.encoder, what="--model" if typed(args, "model") else
+                      f"--preset {args.preset}'s encoder (give --model to use another)")
     data = load_change_data(args.data, seed=args.seed, max_sentences_per_period=args.max_sentences,
                             targets=targets).data
     if cfg is None:
@@ -188,8 +215,8 @@ def run_rank_command(args) -> int:
 
 
 def rank_config(args):
-    """The RankConfig that ``rank`` runs with these (checked) arguments: the ``"cli"`` preset, with the
-    flags given."""
+    """The RankConfig that ``rank`` runs with these (checked) arguments: the ``--preset`` (``"cli"`` when none
+    is given), with the flags given winning over it."""
     from ..data import DataError
     from ..semantic_change.config import cli_config, parse_layers
 
@@ -197,11 +224,14 @@ def rank_config(args):
         layers = parse_layers(args.layers) if args.layers is not None else None
     except ValueError as e:
         raise DataError(f"--layers: {e}") from None
-    return cli_config(method=args.method, form=args.form, scorer=args.scorer, encoder=args.model,
+    residual = False if args.no_time_residual else True if args.time_residual else None
+    return cli_config(method=args.method, form=args.form, scorer=args.scorer,
+                      encoder=args.model if typed(args, "model") else None,
                       train_epochs=args.train_epochs, layers=layers, samples=args.samples, zscore=args.zscore,
-                      seed=args.seed, progress=wants_progress(args), time_residual=not args.no_time_residual,
-                      precision=args.precision, head_steps=args.head_steps, time_lr=args.time_lr,
-                      body_lr=args.body_lr)
+                      seed=args.seed if typed(args, "seed") else None, progress=wants_progress(args),
+                      time_residual=residual, time_norm=args.time_norm, precision=args.precision,
+                      head_steps=args.head_steps, time_lr=args.time_lr, body_lr=args.body_lr, head_lr=args.head_lr,
+                      train_sentences=args.train_sentences, preset_name=chosen_preset(args), data=args.data)
 
 
 def _write_frequency(args, data) -> int:

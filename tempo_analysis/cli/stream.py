@@ -16,10 +16,11 @@ import argparse
 import json
 import time
 
-from tempo_analysis.cli import (add_output_options, refuse_options, require_distinct, require_positive,
+from tempo_analysis.cli import (add_output_options, add_preset_options, refuse_options, require_distinct, require_positive,
                                 require_range, require_separate_outputs, wants_progress)
 from tempo_analysis.cli.stream_options import (add_data_and_model_options, check_model_names, check_numbers,
-                                               refuse_untaken_settings, settings_from_args)
+                                               merged_settings, preset_model_settings, print_stream_config,
+                                               refuse_untaken_settings, settings_from_args, stream_preset)
 from tempo_analysis.cli.stream_time_effect import register_time_effect
 from tempo_analysis.outputs import prepare_output_file, stamp, text_header, write_file_atomic
 from tempo_analysis.stream.config import CLI_EXPERIMENT   # plain names and settings: no torch at start-up
@@ -83,6 +84,7 @@ def register(subparsers) -> None:
     c.add_argument("--out", default=None, help="write the Markdown table here too")
     c.add_argument("--json", default=None, help="write the comparison (every number in the table) as JSON")
     add_output_options(c)
+    add_preset_options(c, presets=())
     c.set_defaults(func=compare)
     p.set_defaults(func=lambda args: (p.print_help(), 2)[1])
 
@@ -144,7 +146,9 @@ def compare(args) -> int:
 
 def evaluate(args) -> int:
     """Run the CV for every window; write JSON; print the table."""
-    out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-evaluate")  # before any work
+    preset_name = stream_preset(args, windows=True)   # the preset's protocol for the options not given
+    if not args.print_config:
+        out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-evaluate")  # before any work
     require_distinct(args, "--seeds")
     check_numbers(args)
     require_positive(args, "--max-folds", "--shots", "--hidden")
@@ -203,14 +207,20 @@ def evaluate(args) -> int:
         both = sorted(set(grid) & (set(explicit) | set(explicit.get("model_kwargs", {}))))
         if both:
             raise ValueError(f"{both} are both fixed and tuned; give each setting once")
-    check_model_names(args)      # offline hub names, missing paths: fail before the data is read
+    params = set(model_settings(name))
+    from_preset = preset_model_settings(preset_name, name, explicit, tuned=set(grid or ()))
+    settings = merged_settings(ambient, from_preset, explicit, params)  # only what the model takes
+    if args.print_config:
+        protocol = {k: getattr(args, k) for k in ("data", "window", "folds", "max_folds", "only_folds", "seeds",
+                                                 "dev_fraction", "split_seed", "max_timelines", "time_unit")}
+        return print_stream_config(args, preset_name, name, dict(settings, tune=grid) if grid else settings,
+                                   protocol)
+    check_model_names(args, encoder=from_preset.get("encoder"))  # offline hub names, missing paths: before the data
     tl = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                         seed=args.split_seed).data
     if not tl.label_names:
         raise ValueError(f"--data {args.data!r} has no labels; evaluation needs a 'label' column")
     check_classes(tl, what=f"--data {args.data!r}")
-    params = set(model_settings(name))
-    settings = {**{k: v for k, v in ambient.items() if k in params}, **explicit}  # only what the model takes
     report = {"data": args.data, "model": name, "encoder": settings.get("encoder"), "ablation": args.ablation,
               "timelines": len(tl.timeline_ids), "posts": len(tl), "label_names": tl.label_names,
               "folds": args.folds, "max_folds": args.max_folds, "only_folds": args.only_folds, "seeds": args.seeds,

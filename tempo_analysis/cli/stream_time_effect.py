@@ -22,7 +22,7 @@ import argparse
 import json
 import time
 
-from tempo_analysis.cli import add_output_options, refuse_options, require_range
+from tempo_analysis.cli import add_output_options, chosen_preset, refuse_options, require_range
 from tempo_analysis.outputs import prepare_output_file, stamp, write_file_atomic
 
 SWEEP_GAPS = (1.0, 4 * 86400.0, 25)   # geomspace: 1 s to 4 days, 25 gaps
@@ -69,7 +69,17 @@ def check_time_effect_options(args) -> None:
 
 def run_time_effect(args) -> int:
     """Train both models on one split, score them, move the gaps; write the JSON, print the summary."""
+    from tempo_analysis.cli.stream_options import stream_preset
+
+    stream_preset(args, windows=False)       # the preset's protocol for the options not given
     check_time_effect_options(args)
+    if args.print_config:
+        from tempo_analysis.cli.stream_options import print_stream_config
+
+        name, settings = time_effect_settings(args)
+        protocol = {k: getattr(args, k) for k in ("data", "window", "folds", "fold", "seed", "dev_fraction",
+                                                 "split_seed", "max_timelines", "time_unit")}
+        return print_stream_config(args, chosen_preset(args), name, settings, protocol)
     out = prepare_output_file(args.out, overwrite=args.overwrite, kind="stream-time-effect")  # before any work
     import numpy as np  # the command's heavy imports load only when it runs
     import torch
@@ -84,7 +94,7 @@ def run_time_effect(args) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     name, settings = time_effect_settings(args)
-    check_model_names(args)
+    check_model_names(args, encoder=settings.get("encoder") if args.model is None else None)
     resolved = load_timelines(args.data, time_unit=args.time_unit, max_timelines=args.max_timelines,
                               seed=args.split_seed)
     tl = resolved.data
@@ -133,14 +143,16 @@ def run_time_effect(args) -> int:
 
 def time_effect_settings(args) -> tuple[str, dict]:
     """(model name, its settings) from the command line; the control gets the same with time removed."""
-    from tempo_analysis.cli.stream_options import refuse_untaken_settings, settings_from_args
+    from tempo_analysis.cli.stream_options import (merged_settings, preset_model_settings, refuse_untaken_settings,
+                                                   settings_from_args)
     from tempo_analysis.stream.experiment import model_settings
 
     name = args.variant
     explicit, ambient = settings_from_args(args)
     refuse_untaken_settings(name, explicit)
     params = set(model_settings(name))
-    return name, {**{k: v for k, v in ambient.items() if k in params}, **explicit, "window": args.window,
+    from_preset = preset_model_settings(chosen_preset(args), name, explicit)
+    return name, {**merged_settings(ambient, from_preset, explicit, params), "window": args.window,
                   "seed": args.seed}
 
 

@@ -17,7 +17,7 @@ import json
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from tempo_analysis.cli import add_output_options, add_progress_option
+    from tempo_analysis.cli import add_output_options, add_preset_options, add_progress_option
 
     p.add_argument("notebook", help="the lesson: 01, 02, 03 or 04, or the notebook's name (02_semantic_change)")
     p.add_argument("--seeds", type=int, nargs="+", required=True,
@@ -25,6 +25,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="the JSON file to write (one row per seed)")
     add_output_options(p)
     add_progress_option(p)
+    add_preset_options(p, presets=(), fixed="notebook")
 
 
 def check_args(args: argparse.Namespace):

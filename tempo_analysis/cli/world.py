@@ -39,6 +39,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "(its other files are kept)")
     p.add_argument("--check", action="store_true",
                    help="write nothing; exit 1 if OUT/world differs from what these options generate")
+    from tempo_analysis.cli import add_preset_options
+
+    add_preset_options(p, presets=())
 
 
 def config_from_args(args: argparse.Namespace):

@@ -189,6 +189,7 @@ class TempoFormerClassifier(Estimator):
         groups = [{"params": [p for p in params if id(p) in enc_params], "lr": cfg.lr},
                   {"params": [p for p in params if id(p) not in enc_params], "lr": cfg.head_lr}]
         train_cfg = TrainConfig(max_epochs=cfg.epochs, batch_size=max(1, cfg.batch_size // cfg.chunk),
+                                grad_accum_steps=cfg.grad_accum_steps,
                                 eval_batch_size=4, lr=cfg.lr, schedule="linear", warmup_ratio=cfg.warmup_ratio,
                                 seed=cfg.seed, device=cfg.device, progress=cfg.progress, metric="macro_f1",
                                 greater_is_better=True, patience=cfg.patience if dev_ds is not None else None)

@@ -77,10 +77,10 @@ def test_presets_are_the_documented_defaults_and_the_notebooks():
     assert nb.variants == ("baseline", "last-n", "freq", "context", "context2") and nb.lm == "tiny"
     assert PRESETS["notebook"].lm == "default"                           # the preset itself untouched
     assert preset("notebook", seed=3).seed == 3 and preset("notebook") is not PRESETS["notebook"]
-    with pytest.raises(DataError, match="unknown future-text preset 'paper'"):
-        preset("paper")
-    with pytest.raises(DataError, match="unknown preset 'paper'"):
-        FutureTextModel("paper").fit(toy_frame())
+    with pytest.raises(DataError, match="unknown future-text preset 'papers'"):
+        preset("papers")
+    with pytest.raises(DataError, match="unknown preset 'papers'"):
+        FutureTextModel("papers").fit(toy_frame())
 
 
 def test_save_and_load_roundtrip(exp, tmp_path):

@@ -108,3 +108,24 @@ def test_a_loaded_classifier_whose_encoder_was_an_object_says_how_to_train_again
     again = TempoFormerClassifier(dict(clf.config_.to_dict()))
     with pytest.raises(ValueError, match="encoder='custom'.*Fix: pass encoder= again"):
         again.fit(dev)
+
+
+def test_grad_accum_steps_sums_batches_into_one_optimiser_step():
+    """``grad_accum_steps`` (CLI --grad-accum-steps; the paper accumulates gradients) reaches the Trainer:
+    with 2, one epoch takes half the optimiser steps (rounded up) of the same run with 1."""
+    from tempo_analysis.encoders import tiny_encoder
+
+    from .conftest import make_timelines
+
+    tiny = tiny_encoder(hidden=32, layers=3, heads=2, seed=0)
+    tl = make_timelines(n_timelines=4, n_posts=(6, 5, 6, 5))
+    assert StreamConfig().grad_accum_steps == 1
+    with pytest.raises(ValueError, match="grad_accum_steps=0 must be a positive integer"):
+        StreamConfig(grad_accum_steps=0)
+    steps = {}
+    for accum in (1, 2):
+        clf = TempoFormerClassifier(encoder=tiny, window=3, epochs=1, batch_size=2, chunk=1, grad_accum_steps=accum,
+                                    progress=False, device="cpu").fit(tl)
+        assert clf.trainer_.config.grad_accum_steps == accum
+        steps[accum] = clf.trainer_.global_step_
+    assert steps[1] >= 4 and steps[2] == -(-steps[1] // 2)
