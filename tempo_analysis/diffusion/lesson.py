@@ -50,16 +50,17 @@ def fit_worlds(seed: int = 0, *, modes=MODES, progress: bool = False, cache: boo
     from .estimator import DiffusionMapper
 
     cfg = preset("notebook", seed=seed, progress=progress, **changes)
-    out = {"mappers": {}, "corpora": {}, "truths": {}}
+    out = {"mappers": {}, "corpora": {}, "truths": {}, "params": {}}
     for mode in modes:
         world = planted_world("social", seed, mode=mode)
 
         def fit(world=world):
             return DiffusionMapper(cfg, variants=LESSON_VARIANTS).fit(world.data, world.truth)
 
+        params = {"mode": mode, "world_seed": seed, "data_fingerprint": world.data.fingerprint(),
+                  "config": {k: v for k, v in vars(cfg).items()}, "variants": list(LESSON_VARIANTS)}
+        out["params"][mode] = params
         if cache:
-            params = {"mode": mode, "world_seed": seed, "data_fingerprint": world.data.fingerprint(),
-                      "config": {k: v for k, v in vars(cfg).items()}, "variants": list(LESSON_VARIANTS)}
             mapper = cached(f"03-lesson-{mode}", params, fit, save=lambda m, folder: m.save(folder),
                             load=DiffusionMapper.load)
         else:
@@ -171,6 +172,22 @@ def hidden_items(mapper, index_of: dict, truth: dict) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["kind", "word", "unit", "time", "adopted", *LESSON_VARIANTS])
 
 
+def hidden_table(fitted: dict, maps: dict, *, cache: bool = True) -> pd.DataFrame:
+    """:func:`hidden_items` of every world of :func:`fit_worlds` (column ``world``), memoised with
+    the worlds' fits (:func:`tempo_analysis.notebook.cached`) so a rerun after ``make demo`` reads it."""
+    from ..notebook import cached
+
+    def compute():
+        return pd.concat([hidden_items(fitted["mappers"][w], {v: r.index for v, r in maps[w].items()},
+                                       fitted["truths"][w]).assign(world=w) for w in fitted["mappers"]],
+                         ignore_index=True)
+
+    params = fitted.get("params")
+    if not cache or not params:
+        return compute()
+    return cached("03-lesson-hidden", {"fits": params}, compute)   # the items depend on the fits alone
+
+
 def dcwe_gain(items: pd.DataFrame) -> dict:
     """DCWE's accuracy on the hidden items minus CWE's (``gain``), each accuracy, the best unit-blind
     answer (``slice_majority``: one answer per (word, slice), picked with the truth), and a two-sided
@@ -198,9 +215,10 @@ def sigma_precision(mapper, truth: dict) -> tuple[float, list]:
     return sigma_precision_at_k(sims, truth["changing_words"])
 
 
-def headline_numbers(fitted: dict, maps: dict | None = None) -> dict:
-    """The lesson's numbers from :func:`fit_worlds` (``maps``: {mode: read_maps(...)} already read)."""
-    out, items = {}, []
+def headline_numbers(fitted: dict, maps: dict | None = None, items: pd.DataFrame | None = None) -> dict:
+    """The lesson's numbers from :func:`fit_worlds` (``maps``: {mode: read_maps(...)} and ``items``:
+    :func:`hidden_table` already read)."""
+    out, read_items = {}, []
     for mode, mapper in fitted["mappers"].items():
         truth = fitted["truths"][mode]
         read = maps[mode] if maps and mode in maps else read_maps(mapper, truth["word"], truth["anchor"])
@@ -210,8 +228,9 @@ def headline_numbers(fitted: dict, maps: dict | None = None) -> dict:
         out[f"{mode}.map_cells_held"] = int((read["dcwe"].rhat["rhat"] > 0).sum())
         out[f"{mode}.first_arrival_exact"] = int(sum(read["dcwe"].first.get(u) == s
                                                      for u, s in truth["first_slice"].items()))
-        items.append(hidden_items(mapper, {v: r.index for v, r in read.items()}, truth).assign(world=mode))
-    gain = dcwe_gain(pd.concat(items, ignore_index=True))
+        if items is None:
+            read_items.append(hidden_items(mapper, {v: r.index for v, r in read.items()}, truth).assign(world=mode))
+    gain = dcwe_gain(items if items is not None else pd.concat(read_items, ignore_index=True))
     out.update({"dcwe_gain": gain["gain"], "dcwe_gain_p": gain["p_value"], "hidden_items": gain["items"],
                 "dcwe_hidden_accuracy": gain["dcwe"], "cwe_hidden_accuracy": gain["cwe"],
                 "slice_majority_accuracy": gain["slice_majority"]})

@@ -77,3 +77,25 @@ def test_dcwe_gain_counts_right_answers_and_tests_the_discordant_items():
     assert g["slice_majority"] == pytest.approx(5 / 8)     # one answer per slice: 2 of 4 in slice 0, 3 of 4 in 1
     assert 0 < g["p_value"] <= 1
     assert np.isnan(dcwe_gain(items.iloc[:0])["gain"])
+
+
+def test_the_hidden_table_joins_both_worlds_and_is_memoised_with_their_fits(monkeypatch):
+    from tempo_analysis import notebook
+    from tempo_analysis.diffusion import lesson
+
+    calls, keys = [], []
+    monkeypatch.setattr(lesson, "hidden_items", lambda mapper, index_of, truth: calls.append(mapper) or
+                        pd.DataFrame({"kind": ["held-out cell"], "adopted": [True], "dcwe": [True], "cwe": [False]}))
+    monkeypatch.setattr(notebook, "cached", lambda name, params, compute, **kw: keys.append((name, params)) or compute())
+    fitted = {"mappers": {"walk": "m-walk", "flight": "m-flight"}, "truths": {"walk": {}, "flight": {}},
+              "params": {"walk": {"mode": "walk", "data_fingerprint": "a"}, "flight": {"mode": "flight"}}}
+
+    class Read:
+        index = None
+
+    maps = {w: {"dcwe": Read(), "cwe": Read()} for w in fitted["mappers"]}
+    table = lesson.hidden_table(fitted, maps)
+    assert list(table["world"]) == ["walk", "flight"] and calls == ["m-walk", "m-flight"]
+    assert keys == [("03-lesson-hidden", {"fits": fitted["params"]})]
+    lesson.hidden_table(fitted, maps, cache=False)
+    assert len(keys) == 1 and len(calls) == 4
