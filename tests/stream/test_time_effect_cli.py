@@ -161,10 +161,10 @@ def test_the_documented_command_trains_as_notebook_01_does():
 
     from tempo_analysis.cli import build_parser
     from tempo_analysis.cli.stream_time_effect import time_effect_settings
-    from tempo_analysis.data.timelines import TIME_UNITS
-    from tempo_analysis.stream.config import NOTEBOOK_EXPERIMENT, preset
+    from tempo_analysis.stream.config import NOTEBOOK_EXPERIMENT
     from tempo_analysis.stream.estimator import TempoFormerClassifier
     from tempo_analysis.stream.experiment import make_classifier
+    from tempo_analysis.stream.lesson import lesson_settings
 
     root = Path(__file__).resolve().parents[2]
     doc = (root / "docs" / "methods" / "stream.md").read_text(encoding="utf-8")
@@ -176,15 +176,18 @@ def test_the_documented_command_trains_as_notebook_01_does():
     exp = NOTEBOOK_EXPERIMENT
     assert (args.folds, args.fold, args.split_seed, args.dev_fraction) == (exp.folds, exp.fold, exp.split_seed,
                                                                            exp.dev_fraction)
+    # the notebook's settings: its parameters cell's constants through lesson.load_lesson's settings
     tree = ast.parse((root / "notebooks" / "01_stream_classification.py").read_text(encoding="utf-8"))
-    names = {"config": preset("notebook"), "TIME_UNITS": TIME_UNITS}
+    names = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
             try:
                 names[node.targets[0].id] = ast.literal_eval(node.value)
             except ValueError:
-                if node.targets[0].id == "settings":
-                    notebook = eval(compile(ast.Expression(node.value), "notebook 01", "eval"), names)
+                pass
+    assert "lesson.load_lesson(DATA, window=WINDOW, epochs=EPOCHS, seed=SEED" in ast.unparse(tree)
+    notebook = lesson_settings(window=names["WINDOW"], epochs=names["EPOCHS"], seed=names["SEED"],
+                               time_unit=names["TIME_UNIT"])
 
     def fields(clf):
         config = clf.get_config()
