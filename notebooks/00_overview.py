@@ -37,15 +37,17 @@ SEED = 0  # seed of the what-if worlds that the widgets below generate
 # %%
 import dataclasses
 
-import ipywidgets as widgets
 import pandas as pd
 from IPython.display import display
 
-from tempo_analysis.figures import overview as ov
 from tempo_analysis.data.locations import data_dir
+from tempo_analysis.figures import overview as ov
 from tempo_analysis.notebook import record_summary
+from tempo_analysis.overview import key_numbers
+from tempo_analysis.widgets.overview import diffusion_controls, gap_controls, what_if
 from tempo_analysis.world import generate_social, generate_timelines, load_world
 
+# %%
 world = load_world(WORLD_DIR)
 print(f"world loaded from {WORLD_DIR or data_dir()}")
 world
@@ -59,6 +61,9 @@ summary = world.summary()
 pd.DataFrame({"value": summary}).rename_axis("fact")
 
 # %% [markdown]
+# *Look at:* the size of each part, and the planted facts the lessons are checked against: the share of each post label, the changed words, the diffusion mode.
+
+# %% [markdown]
 # ## 1. Timelines of posts, for stream classification (TempoFormer, notebook 01)
 #
 # Each timeline is one author's posts. Most posts are *ordinary* (`O`); the planted events are
@@ -67,6 +72,9 @@ pd.DataFrame({"value": summary}).rename_axis("fact")
 
 # %%
 ov.timelines_figure(world.timelines.df, max_timelines=N_TIMELINES)
+
+# %% [markdown]
+# *Look at:* where the switches and escalations sit on each timeline, and the empty stretches before the switches.
 
 # %% [markdown]
 # Time gaps are irregular, bursts and silences, and they **carry signal**: in this world a switch
@@ -82,6 +90,9 @@ display(median_gap_h.rename("median gap before the post (hours)").to_frame())
 ov.gap_figure(posts)
 
 # %% [markdown]
+# *Look at:* the switches' box, hours above the ordinary posts' (a silence before a switch), and the escalations' box, lowest (a burst).
+
+# %% [markdown]
 # **What if** time carried less signal? Two knobs of the generator put time into the labels:
 # `time_signal`, how strongly the gaps before the *text-told* switches and escalations track their
 # labels (0: not at all), and `time_switch_rate`, the share of posts that are switches told by
@@ -90,16 +101,6 @@ ov.gap_figure(posts)
 # With `time_signal` at 0 alone, the time-told switches still keep the IS box high.
 
 # %%
-time_signal = widgets.FloatSlider(
-    value=world.config.stream.time_signal, min=0.0, max=1.0, step=0.1,
-    description="time_signal", continuous_update=False,
-)  # fmt: skip
-time_switch_rate = widgets.FloatSlider(
-    value=world.config.stream.time_switch_rate, min=0.0, max=0.3, step=0.02,
-    description="time_switch_rate", continuous_update=False, style={"description_width": "initial"},
-)  # fmt: skip
-
-
 def show_gaps(time_signal, time_switch_rate):
     config = dataclasses.replace(world.config.stream, time_signal=time_signal, time_switch_rate=time_switch_rate,
                                  seed=SEED)
@@ -108,8 +109,10 @@ def show_gaps(time_signal, time_switch_rate):
                                     f"time_switch_rate={time_switch_rate:.2f})"))
 
 
-gap_out = widgets.interactive_output(show_gaps, {"time_signal": time_signal, "time_switch_rate": time_switch_rate})
-widgets.VBox([widgets.HBox([time_signal, time_switch_rate]), gap_out])
+what_if(show_gaps, gap_controls(world.config.stream))  # sliders at the world's own values
+
+# %% [markdown]
+# *Look at:* the boxes as you move both sliders to 0: they meet, and the gap no longer tells the labels apart.
 
 # %% [markdown]
 # ## 2. A two-period corpus, for semantic change (Temporal Attention, notebook 02)
@@ -121,6 +124,9 @@ widgets.VBox([widgets.HBox([time_signal, time_switch_rate]), gap_out])
 
 # %%
 ov.change_figure(world.change_truth, threshold=world.config.change.threshold)
+
+# %% [markdown]
+# *Look at:* the order of the bars, the ranking a method should find, and the words on either side of the binary threshold.
 
 # %% [markdown]
 # The sentences are real English per sense, so a pretrained encoder can tell the senses apart.
@@ -137,6 +143,9 @@ examples = cells.groupby(["period", "sense"], sort=False).head(1).join(share, on
 examples = examples.sort_values(["period_order", "share"], ascending=[True, False])
 (examples[["period", "sense", "share", "text"]].style.hide(axis="index")
  .format({"share": "{:.0%}"}).set_properties(subset=["text"], **{"text-align": "left"}))
+
+# %% [markdown]
+# *Look at:* how the senses' shares move from the old period to the new one, and the sentences that carry each sense.
 
 # %% [markdown]
 # ## 3. A social graph over time, for diffusion (DCWE, notebook 03)
@@ -156,16 +165,14 @@ print(f"word '{truth['word']}': '{truth['old_sense']}' -> '{truth['new_sense']}'
 ov.diffusion_figure(world.social.graph, truth["first_slice"], truth["community"], truth["n_slices"])
 
 # %% [markdown]
+# *Look at:* the slice in which each unit adopts, neighbour after neighbour, and the adoption curve of each community.
+
+# %% [markdown]
 # **What if** the sense spread differently? Pick the mode and the speed (new adopters per slice)
 # and a fresh world is generated: under *walk*, adoption creeps along edges and fills one
 # community first; under *flight*, it scatters across communities at once.
 
 # %%
-mode = widgets.ToggleButtons(options=["walk", "flight"], value=truth["mode"], description="mode")
-speed = widgets.IntSlider(value=world.config.social.speed, min=1, max=6, description="speed",
-                          continuous_update=False)  # fmt: skip
-
-
 def show_diffusion(mode, speed):
     config = dataclasses.replace(world.config.social, mode=mode, speed=speed, seed=SEED)
     corpus, t = generate_social(config)
@@ -173,8 +180,10 @@ def show_diffusion(mode, speed):
     display(ov.diffusion_figure(corpus.graph, t["first_slice"], t["community"], t["n_slices"], title=title))
 
 
-diffusion_out = widgets.interactive_output(show_diffusion, {"mode": mode, "speed": speed})
-widgets.VBox([widgets.HBox([mode, speed]), diffusion_out])
+what_if(show_diffusion, diffusion_controls(world.config.social, mode=truth["mode"]))
+
+# %% [markdown]
+# *Look at:* under *walk* one community fills first, under *flight* every community starts at once; the walk share in the title says the same.
 
 # %% [markdown]
 # ## 4. Yearly documents, for future text (temporal word bias, notebook 04)
@@ -187,22 +196,20 @@ widgets.VBox([widgets.HBox([mode, speed]), diffusion_out])
 ov.trends_figure(world.trend_truth)
 
 # %% [markdown]
+# *Look at:* which terms rise and which fall, and the last year: the one notebook 04 forecasts.
+
+# %% [markdown]
 # ## Key numbers
 #
 # Every notebook records its key numbers in `build/summary.json` (`make demo` prints them as a
 # table). For the overview, those are the facts of the world the other notebooks run on.
 
 # %%
-recorded = record_summary(
-    {
-        **{f"world.{key}": value for key, value in summary.items()},
-        "world.median_gap_h.O": float(median_gap_h.get("O", float("nan"))),
-        "world.median_gap_h.IS": float(median_gap_h.get("IS", float("nan"))),
-        "world.median_gap_h.IE": float(median_gap_h.get("IE", float("nan"))),
-    },
-    notebook="00_overview",
-)
+recorded = record_summary(key_numbers(summary, median_gap_h), notebook="00_overview")  # world.<fact> keys
 pd.Series(recorded, name="value").to_frame()
+
+# %% [markdown]
+# *Look at:* the same facts as at the top, under the names `make demo` prints, with the median gaps in hours.
 
 # %% [markdown]
 # ## Where next

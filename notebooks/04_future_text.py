@@ -56,21 +56,15 @@
 #   construction).
 
 # %%
-import dataclasses
-
 import torch
 from IPython.display import display
 
 from tempo_analysis import FutureTextModel
-from tempo_analysis.data.digest import frame_digest
 from tempo_analysis.figures.future_text import side_by_side
-from tempo_analysis.future_text.config import FEATURE_KIND
-from tempo_analysis.future_text.lesson import headline_numbers
-from tempo_analysis.future_text.splits import select_years
-from tempo_analysis.future_text.whatif import bias_by_factor, copy_rate, trend_response
-from tempo_analysis.notebook import cached, record_summary
-from tempo_analysis.resolve import load_yearly
-from tempo_analysis.study import holds, recorded_seed_study, study_table, summary_keys
+from tempo_analysis.future_text import lesson
+from tempo_analysis.future_text.whatif import bias_by_factor
+from tempo_analysis.notebook import record_summary
+from tempo_analysis.study import holds, recorded_seed_study, study_table
 from tempo_analysis.widgets.future_text import generation_explorer, trend_injector
 
 # %% tags=["parameters"]
@@ -89,13 +83,15 @@ TORCH_THREADS = 1  # one thread: kind to a shared 2-core box (2 is faster on an 
 
 # %%
 torch.set_num_threads(TORCH_THREADS)
-if DATA.split(":")[0] == "acl":  # the ACL setting on a CPU: the paper's years, a seeded subset
-    FIRST_YEAR = FIRST_YEAR or 2003
-loaded = load_yearly(DATA)
-corpus, truth = loaded.data, loaded.truth
-frame = select_years(corpus, FIRST_YEAR, MAX_DOCS_PER_YEAR, SEED)  # what the LM reads (its CPU budget)
-future = FutureTextModel("notebook", lm=LM, seed=SEED, **SETTINGS)  # checked and trained by fit() below
+future = FutureTextModel("notebook", lm=LM, seed=SEED, **SETTINGS)  # checked here, trained by fit() below
+# the data, a seeded subset per year for the LM (its CPU budget; "acl" starts at the paper's 2003), and
+# the key the steps below are memoised under (the data's contents and the settings)
+setup = lesson.load_lesson(DATA, future, first_year=FIRST_YEAR, max_docs_per_year=MAX_DOCS_PER_YEAR, seed=SEED)
+corpus, truth, frame = setup["corpus"], setup["truth"], setup["frame"]  # all documents, the planted trends, the subset
 frame.groupby("year").size().rename("documents").to_frame().T
+
+# %% [markdown]
+# *Look at:* the years the LM reads, and how many documents of each: the last two are the dev and the test year.
 
 # %% [markdown]
 # ## The planted trends
@@ -107,6 +103,9 @@ frame.groupby("year").size().rename("documents").to_frame().T
 if truth is not None:
     shown = truth[truth["word"].isin(WORDS)].pivot(index="word", columns="year", values="doc_share")
     display(shown.round(2))
+
+# %% [markdown]
+# *Look at:* each row from left to right: *transformer*, *pretraining* and *prompting* climb, *kernel* and *lexicon* sink, and the last column is the year to forecast.
 
 # %% [markdown]
 # ## Train the variants
@@ -121,24 +120,10 @@ if truth is not None:
 # documents a year give counts so noisy that the frequency model learns to trust them little.
 
 # %%
-def fit_and_score(model):
-    model.fit(frame, history=corpus)
-    # one row per model; N_TEXTS texts each for content METEOR, in the paper's decoding with the length of
-    # the median abstract (model.generation_settings()); kept in results_ and generated_
-    model.score(meteor_texts=N_TEXTS)
-    return model
-
-
-# memoised (a Run All after `make demo` reads the saved model); the cache key holds the data's contents
-# too: an edited csv:FILE or a regenerated world is trained on afresh
-params = {"data": DATA, "data_fingerprint": [frame_digest(df, ["year", "text"]) for df in (frame, corpus)],
-          "first": FIRST_YEAR, "max_docs": MAX_DOCS_PER_YEAR, "history": "corpus", "meteor_texts": N_TEXTS,
-          "settings": future.get_config().to_dict()}
-future = cached("04_future_text", params, lambda: fit_and_score(future), save=FutureTextModel.save,
-                load=FutureTextModel.load)
-print(f"{len(frame)} documents, {frame['year'].min()}-{frame['year'].max()}; train {future.train_years_[0]}-"
-      f"{future.train_years_[-1]}, dev {future.dev_year_}, test {future.test_year_}; LM vocabulary "
-      f"{len(future.tokenizer_)}, {len(future.token_ids_)} tokens seen in the history")
+# future.fit(frame, history=corpus), then future.score(meteor_texts=N_TEXTS): one row per model in results_,
+# N_TEXTS texts each (content METEOR, copy rate) in generated_; a Run All after `make demo` loads the saved model
+future = lesson.fit_and_score(future, setup, meteor_texts=N_TEXTS)
+print(lesson.describe_split(future))
 gen_settings = future.generation_settings()  # the paper's decoding, length = the median abstract
 print(gen_settings)
 results = future.results_
@@ -150,15 +135,9 @@ future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {futur
 
 # %%
 future.visualize_metric("test_content_ppl").show()
-# picked on dev among the temporal models only (the last-n controls are time-blind too)
-best = results[results["variant"].isin(FEATURE_KIND)].sort_values("dev_content_ppl").iloc[0]
-base = results.set_index("model").loc["baseline"]
-gain = 100 * (1 - best["test_content_ppl"] / base["test_content_ppl"])
-print(f"time-blind control (baseline): test content ppl {base['test_content_ppl']:.3f}; best temporal model on dev "
-      f"({best['model']}): {best['test_content_ppl']:.3f} ({abs(gain):.1f}% {'below' if gain >= 0 else 'above'} the control)")
-heldout_copy = copy_rate(future.test_df_["text"].tolist(), future.train_df_["text"].tolist())
-print(f"copy rate (share of generated 8-grams found verbatim in the training texts): "
-      f"{results['copy_rate'].max():.3f}; the real test-year texts' own copy rate: {heldout_copy:.3f}")
+# the best temporal model, picked on dev among the bias variants only (the last-n controls are time-blind too)
+comparison = lesson.compare_with_control(future)
+print(lesson.describe_comparison(comparison))
 
 # %% [markdown]
 # *Look at:* each model's test content perplexity against the baseline's bar: the difference is what the temporal bias adds.
@@ -177,7 +156,7 @@ print(f"copy rate (share of generated 8-grams found verbatim in the training tex
 # that word over the dev year's texts, written with the test year's bias.
 
 # %%
-future.visualize_trends(WORDS, models=("baseline", "freq", "context2")).show()
+lesson.visualize_trends(future, setup, WORDS, models=("baseline", "freq", "context2")).show()  # memoised
 
 # %% [markdown]
 # *Look at:* for each word, whose marker lands nearer the last point of its line: the baseline's, or the temporal models'.
@@ -224,37 +203,24 @@ side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, ti
 # on the word itself could not move it.
 
 # %%
-summary = {**future.summary(), "future_text.best_temporal": best["model"],
-           "future_text.best_temporal.content_ppl": round(float(best["test_content_ppl"]), 4),
-           "future_text.control.content_ppl": round(float(base["test_content_ppl"]), 4),
-           "future_text.copy_rate.heldout": round(heldout_copy, 4)}
 freq_name = next((k for k in ("freq", "freq-nolstm") if k in future.models_), None)
-# sampling without beams at half length: the what-if's counts, and the widgets below
-widget_settings = dataclasses.replace(gen_settings, num_beams=1, max_new_tokens=gen_settings.max_new_tokens // 2,
-                                      min_new_tokens=gen_settings.min_new_tokens // 2)
+widget_settings = lesson.whatif_settings(gen_settings)  # sampled without beams, at half length (also the widgets)
 if freq_name is not None:
     display(bias_by_factor(future, freq_name, INJECT).round(3).rename_axis("bias at factor"))
-    response = cached("04_future_text-trend", {**params, "model": freq_name, "inject": INJECT, "factor": 8.0,
-                                               "n": N_WHATIF, "settings": widget_settings.to_dict()},
-                      lambda: trend_response(future, freq_name, INJECT, factor=8.0, n=N_WHATIF, settings=widget_settings))
-    shown = ["word", "bias_before", "bias_after", "prob_ratio", "expected_ratio", "count_before", "count_after", "ratio"]
-    display(response["table"][shown].round(3))
-    for w, text in zip(response["table"]["word"], response["table"]["text_after"]):
-        print(f"with the injected trend, a generated text for '{w}': {text}")
-    print(f"forecast probability ratio: {response['prob_response']:.2f} in the real dev texts, "
-          f"{response['expected_response']:.2f} in the generated ones; trend_response (occurrences per generated "
-          f"token) = {response['trend_response']:.2f} over {response['evidence']} of {len(INJECT)} words, "
-          f"{response['occurrences']} occurrences counted (above 1: the injected words come more often)")
-    rise = (response["table"]["bias_after"] - response["table"]["bias_before"]).mean()
-    summary.update({"future_text.trend_response": round(response["trend_response"], 4),
-                    "future_text.trend_evidence": response["evidence"],
-                    "future_text.trend_occurrences": response["occurrences"],
-                    "future_text.trend_prob_ratio": round(response["prob_response"], 4),
-                    "future_text.trend_expected_ratio": round(response["expected_response"], 4),
-                    "future_text.trend_bias_rise": round(float(rise), 4)})
-if freq_name == "freq":   # the lesson's headline: the frequency model against the control, and the what-if
-    summary.update(summary_keys("04", headline_numbers({"model": future, "response": response})))
-recorded = record_summary(summary, notebook="04_future_text")   # into build/summary.json
+
+# %% [markdown]
+# *Look at:* each row, left to right: the word's bias for the test year as the injected rise grows (×1 is the real history); it never falls along a row.
+
+# %%
+# memoised: N_WHATIF texts sampled with and without the injection, at the same seeds
+response = lesson.trend_whatif(future, setup, freq_name, INJECT, factor=8.0, n=N_WHATIF, settings=widget_settings)
+if response is not None:
+    display(response["table"][list(lesson.TREND_COLUMNS)].round(3))
+    print(lesson.describe_trend(response))
+recorded = record_summary(lesson.summary_values(future, comparison, response), notebook="04_future_text")
+
+# %% [markdown]
+# *Look at:* `bias_after` against `bias_before`, then the three ratios of each word: above 1, the injected word comes more often; the baseline's would all be 1.
 
 # %% [markdown]
 # **Try it:** pick the target year and the bias strength α (0 = no temporal bias) and regenerate;
@@ -275,6 +241,9 @@ if freq_name is not None:
 results.round(3)
 
 # %% [markdown]
+# *Look at:* `test_content_ppl`, each model against `baseline` (lower is better), and the `alpha` each bias model learned (0 for the controls, which have no bias).
+
+# %% [markdown]
 # **One seed is one draw.** The recorded seed study reran the headline on five new worlds: each seed
 # plants new yearly documents, picks the LM's subset and seeds the training. The settings were chosen
 # on world seeds 0–2 only, so the other seeds are a fair test.
@@ -284,6 +253,9 @@ seed_study = recorded_seed_study("04")
 display(study_table(seed_study).round(3))
 display(holds(seed_study))
 print("recorded with:", seed_study["command"])
+
+# %% [markdown]
+# *Look at:* `gain` and `trend_response` seed by seed against this run's, and the seeds where the frequency model is not below the control.
 
 # %% [markdown]
 # **What the evidence says**

@@ -2,9 +2,6 @@
 an edited file or a regenerated world under the same data spec is trained on afresh."""
 from __future__ import annotations
 
-import re
-from pathlib import Path
-
 import networkx as nx
 import pandas as pd
 import pytest
@@ -84,14 +81,8 @@ def test_change_data_fingerprint_follows_the_corpus_targets_and_truth():
     assert ChangeData("w", corpus, ["cell"], None).fingerprint() != fp
 
 
-@pytest.mark.parametrize("notebook", ["01_stream_classification", "04_future_text"])
-def test_each_notebooks_cache_key_holds_its_datas_fingerprint(notebook):
-    """The parameters a notebook memoises its training under name the data's contents, not only its spec."""
-    source = (Path(__file__).resolve().parents[2] / "notebooks" / f"{notebook}.py").read_text(encoding="utf-8")
-    params = re.search(r"^params = (dict\(|\{)(.*?)\n\S", source, re.S | re.M)
-    assert params and "data_fingerprint" in params.group(2), f"{notebook}: params without the data's fingerprint"
-
-
+# Lessons 01 and 04 memoise their training in their wing's lesson module, keyed by the data's contents:
+# tests/stream/test_lesson.py and tests/future_text/test_lesson.py check those keys; lesson 03's below.
 def test_lesson_03s_cache_keys_hold_the_datas_fingerprint(monkeypatch):
     """Lesson 03 memoises its fits in diffusion.lesson: the key names the world's contents and the corpus's."""
     from tempo_analysis import notebook
