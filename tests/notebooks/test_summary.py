@@ -206,7 +206,7 @@ def test_stream_notebook_records_that_time_matters(notebook_runs):
     v = _notebook_values(notebook_runs, STREAM_NOTEBOOK)
     # the notebook's main result, at its defaults: TempoFormer reaches macro-F1 >= 0.8 on the test timelines
     assert v["stream.test_posts"] > 200 and v["stream.tempoformer.macro_f1"] >= 0.8, v
-    assert v["stream.time_effect"] >= 0.10, v          # measured 0.287 at world seed 0
+    assert v["stream.time_effect"] >= 0.10, v          # measured 0.255 at world seed 0 (two threads)
     assert v["stream.tempoformer_macro_f1"] == pytest.approx(v["stream.control_macro_f1"] + v["stream.time_effect"])
     assert v["stream.gap_sensitivity"] >= 0.2, v
     assert v["stream.control.gap_sensitivity"] < 1e-6  # the control never sees a gap
