@@ -205,8 +205,9 @@ if truth:
 
 # %% [markdown]
 # ## One seed is one draw
-# The recorded seed study reran this lesson's headline on five new pairs of worlds: each seed plants
-# new worlds and also seeds the models. The settings were chosen on world seeds 0–2 only.
+# The recorded seed study reran this lesson's headline on new pairs of worlds, one row per seed: each
+# seed plants new worlds and also seeds the models. The settings were chosen on world seeds 0–2 only,
+# so none of these seeds was used for choosing.
 
 # %%
 seed_study = recorded_seed_study("03")
