@@ -32,7 +32,7 @@ from pathlib import Path
 # plain dataclasses and names (no torch): the wing's heavy modules load only when a command runs
 from tempo_analysis.cli import (add_preset_options, add_progress_option, chosen_preset, from_preset, print_config,
                                 refuse_options, require_positive, require_range, typed, wants_progress)
-from tempo_analysis.future_text.config import VARIANTS, WINDOW_VARIANTS, GenerationSettings, preset
+from tempo_analysis.future_text.config import FREQ_MODELS, VARIANTS, WINDOW_VARIANTS, GenerationSettings, preset
 
 
 LM_OVERRIDE_HELP = ("the causal LM to load the checkpoint around (default: the one it was trained on, which it "
@@ -43,7 +43,8 @@ BIAS_OPTIONS = ["--alpha", "--alpha-search"]     # the temporal bias: not in bas
 # the options above default to None on the command line (so that a given one is seen); these fill them
 TRAIN_INFO = "train_info.json"   # what `future-text train` adds to the saved folder: data spec, metrics
 SETTING_FLAGS = ("vocab_size", "n_layer", "n_embd", "n_head", "block_size", "pretrain_epochs", "finetune_steps",
-                 "batch_size", "window", "alpha", "alpha_search", "seed")
+                 "batch_size", "window", "alpha", "alpha_search", "seed", "freq_bias", "adapter_rank",
+                 "context_encoder")
 
 
 def _settings_args(p: argparse.ArgumentParser) -> None:
@@ -68,6 +69,16 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
                    help=f"history years the LSTM of freq, context, context2 reads (default {d.window})")
     g.add_argument("--alpha", type=float, default=None,
                    help=f"bias variants: initial (learn) or fixed alpha (default {d.alpha})")
+    g.add_argument("--freq-bias", default=None, choices=FREQ_MODELS,
+                   help="--variant freq: 'monotone' (the library's trend model: centred log-frequencies, a "
+                        "non-negative skip and a monotone LSTM), 'lstm' (the same, unconstrained) or 'paper' "
+                        f"(eq. 6 of the paper: an LSTM over the raw log-frequencies) (default {d.freq_bias})")
+    g.add_argument("--adapter-rank", type=int, default=None,
+                   help=f"rank of the context adapter every model shares; 0: the per-token offset only "
+                        f"(default {d.adapter_rank})")
+    g.add_argument("--context-encoder", default=None,
+                   help="--variant context, context2: 'lm' (the causal LM's own states, eq. 7), 'default' "
+                        f"(the embedded MiniLM), or an encoder name or folder (default {d.context_encoder})")
     g.add_argument("--seed", type=int, default=d.seed)
 
 
@@ -83,11 +94,15 @@ def check_train_options(args) -> None:
     refuse_options(args, ["--window"], when=args.variant not in WINDOW_VARIANTS,
                    apply_to="the variants whose LSTM reads a window of years (freq, context, context2)",
                    here=f"--variant {args.variant}")
+    refuse_options(args, ["--freq-bias"], when=args.variant != "freq", apply_to="--variant freq",
+                   here=f"--variant {args.variant}")
+    refuse_options(args, ["--context-encoder"], when=args.variant not in ("context", "context2"),
+                   apply_to="the context variants (context, context2)", here=f"--variant {args.variant}")
     refuse_options(args, ["--alpha"], when=args.alpha_search == "grid",
                    apply_to="--alpha-search learn or fixed", here="--alpha-search grid (it searches alpha itself)")
     require_positive(args, "--n", "--vocab-size", "--n-layer", "--n-embd", "--n-head", "--block-size",
                      "--finetune-steps", "--batch-size", "--window")
-    require_positive(args, "--pretrain-epochs", "--seed", least=0)
+    require_positive(args, "--pretrain-epochs", "--seed", "--adapter-rank", least=0)
 
 
 def _gen_args(p: argparse.ArgumentParser) -> None:

@@ -4,7 +4,7 @@ Each module turns a per-year history table ``x[year, token, feature]`` into a bi
 vocabulary for a target year, computed ONCE per distinct year (never per example x vocab):
 
 - ``PreviousYearBias`` (Frequency-NoLSTM): ``B[y, v] = s * x[y-1, v]``, ``s`` a learned scalar.
-- ``WindowLSTMBias`` (Frequency, Context): ``B[y, v] = A^T LSTM(x[y-W, v], ..., x[y-1, v])``;
+- ``WindowLSTMBias`` (Context; Frequency as eq. 6 defines it, ``freq_bias="paper"``): ``B[y, v] = A^T LSTM(x[y-W, v], ..., x[y-1, v])``;
   one LSTM (weights shared by all tokens) batched across the vocabulary: the batch axis is
   (year, token), the time axis is the window. ``A`` is a learned vector (``head``).
 - ``TrendLSTMBias`` (Frequency, our default): ``softplus(b) * (x[y-1, v] - mean_v) + A^T LSTM(...)``

@@ -25,6 +25,12 @@ BIAS_KIND = {"baseline": None, "last-n": None, "freq-nolstm": "nolstm", "freq": 
              "context2": "gated"}
 FEATURE_KIND = {"freq-nolstm": "freq", "freq": "freq", "context": "context", "context2": "context"}
 WINDOW_VARIANTS = ("freq", "context", "context2")  # the variants whose LSTM reads a window of years
+# the models the ``freq`` variant can be (``freq_bias``):
+#   "monotone"  the library's trend model: each token's log-frequency centred on its own training-years mean,
+#               a non-negative skip on the last year plus a monotone LSTM (a rising history never lowers the bias)
+#   "lstm"      the same trend model with an unconstrained LSTM
+#   "paper"     eq. 6 of the paper: B = A^T LSTM(log f_{i-m}, ..., log f_{i-1}), the raw log-frequencies, no skip
+FREQ_MODELS = ("monotone", "lstm", "paper")
 
 
 ALPHA_GRID = (1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)     # the paper's search grid for alpha
@@ -69,7 +75,7 @@ class FutureTextSettings:
     year_batches: bool = True       # each batch from one year (bias LSTM once per step)
     window: int = 3                 # W previous years into the LSTM
     lstm_hidden: int = 32
-    freq_bias: str = "monotone"     # freq's LSTM: "monotone" (a rising history never lowers the bias) or "lstm" (unconstrained)
+    freq_bias: str = "monotone"     # freq's model: FREQ_MODELS (the library's trend model, monotone or not; or the paper's eq. 6)
     alpha: float = 1.0              # bias strength: the initial value ("learn"), or the fixed one ("fixed")
     alpha_search: str = "learn"     # "learn" (from alpha), "grid" (ALPHA_GRID, best dev perplexity), "fixed"
     last_n: tuple = (2, 3)          # baselines on the last n training years
@@ -95,8 +101,8 @@ class FutureTextSettings:
                             "as a local folder written by save_pretrained")
         if self.alpha_search not in ("learn", "grid", "fixed"):
             raise ValueError(f"alpha_search={self.alpha_search!r}: use 'learn', 'grid' or 'fixed'")
-        if self.freq_bias not in ("monotone", "lstm"):
-            raise ValueError(f"freq_bias={self.freq_bias!r}: use 'monotone' or 'lstm'")
+        if self.freq_bias not in FREQ_MODELS:
+            raise ValueError(f"freq_bias={self.freq_bias!r}: use one of {', '.join(map(repr, FREQ_MODELS))}")
 
     def to_dict(self) -> dict:
         d = asdict(self)
@@ -112,10 +118,10 @@ PRESETS: dict[str, FutureTextSettings] = {
     "notebook": FutureTextSettings(variants=("baseline", "last-n", "freq", "context", "context2")),
     # the paper (Li et al., "Future Language Modeling", sections 4.1-4.3) on ACL abstracts: train 2003-2019,
     # dev 2020, test 2021; GPT-2; every model it compares (Baseline, Baseline-n with n = 2 and 3,
-    # Frequency-NoLSTM, Frequency, Context, Context^2); alpha searched over 1 ... 1e-5 on dev perplexity; an
-    # unconstrained LSTM (hidden 32) for the frequency bias; RoBERTa's embeddings for the context histories
+    # Frequency-NoLSTM, Frequency, Context, Context^2); alpha searched over 1 ... 1e-5 on dev perplexity; eq. 6's
+    # Frequency model (an LSTM of hidden 32 over the raw log-frequencies); RoBERTa's embeddings for the context histories
     "paper": FutureTextSettings(variants=VARIANTS, dev_year=2020, test_year=2021, train_years=(2003, 2019), lm="gpt2",
-                                alpha_search="grid", last_n=(2, 3), lstm_hidden=32, freq_bias="lstm",
+                                alpha_search="grid", last_n=(2, 3), lstm_hidden=32, freq_bias="paper",
                                 context_encoder="roberta-base"),
 }
 
@@ -127,8 +133,6 @@ PAPER_DIFFERENCES: dict[str, str] = {
     "fine-tuning": "the paper fine-tunes GPT-2 (10 epochs, early stopping; batch 2 with gradient accumulation 2; "
                    "dropout 0.1; Adam); the library keeps the LM frozen and trains a per-token output offset, a "
                    "low-rank context adapter and the bias for finetune_steps steps on cached states (adapt.py)",
-    "freq": "the Frequency model here is the library's design (a per-token centred input, a non-negative skip; "
-            "freq_bias='lstm' drops the monotone constraint), not eq. 6 of the paper",
     "context_encoder": "the paper embeds each year with a RoBERTa fine-tuned on that year; the preset reads "
                        "roberta-base's embeddings, not fine-tuned",
     "window": "the excerpt does not give the window m of years the LSTM reads; 3 here",

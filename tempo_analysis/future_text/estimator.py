@@ -300,9 +300,11 @@ class FutureTextModel(Estimator):
         torch.manual_seed(s.seed)
         model = FutureLM.from_lm(self.base_, variant=variant, token_ids=self.token_ids_, window=s.window,
                                  lstm_hidden=s.lstm_hidden, feature_dim=fdim, train_years=self.train_years_,
-                                 alpha=s.alpha if alpha is None else alpha, center_tokens=FEATURE_KIND.get(variant) == "freq",
+                                 alpha=s.alpha if alpha is None else alpha,
+                                 center_tokens=FEATURE_KIND.get(variant) == "freq" and s.freq_bias != "paper",
                                  learn_alpha=s.alpha_search == "learn",
                                  monotone_trend=s.freq_bias == "monotone",
+                                 freq_model="eq6" if s.freq_bias == "paper" else "trend",
                                  adapter_rank=self._adapter_rank).to(self.device_)
         if feats is not None:
             n_train = len(self.train_years_)

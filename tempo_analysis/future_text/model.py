@@ -65,7 +65,8 @@ class FutureLMConfig(PreTrainedConfig):
     bias_vocab: int = 0                # |S|: tokens with an offset and a temporal bias (0 = the whole vocabulary)
     nolstm_init: float = 0.0           # Frequency-NoLSTM's learned scale at start
     adapter_rank: int = 0              # context adapter: a rank-r map from the decoder state to logits over S (0 = none)
-    monotone_trend: bool = True        # Frequency: a monotone LSTM (a rising year never lowers the bias; bias.py)
+    monotone_trend: bool = True        # Frequency (trend model): a monotone LSTM (a rising year never lowers the bias; bias.py)
+    freq_model: str = "trend"          # variant "freq": "trend" (the library's TrendLSTMBias) or "eq6" (the paper's eq. 6)
     history_first_year: int = 0        # the history table covers history_first_year ...
     history_num_years: int = 0         # ... for this many years (set by FutureLM.set_history)
     train_years: list | None = None    # years the model was trained on (metadata); None = []
@@ -74,6 +75,8 @@ class FutureLMConfig(PreTrainedConfig):
     def __post_init__(self, **kwargs):
         if self.variant not in VARIANTS:
             raise ValueError(f"FutureLMConfig.variant={self.variant!r}: use one of {', '.join(VARIANTS)}")
+        if self.freq_model not in ("trend", "eq6"):
+            raise ValueError(f"FutureLMConfig.freq_model={self.freq_model!r}: use 'trend' (the library's) or 'eq6' (the paper's)")
         if not isinstance(self.window, int) or self.window < 1:
             raise ValueError(f"FutureLMConfig.window={self.window!r}: use a positive number of previous years")
         self.lm_config = dict(self.lm_config or {})
@@ -82,6 +85,8 @@ class FutureLMConfig(PreTrainedConfig):
 
     @property
     def bias_kind(self):
+        if self.variant == "freq" and self.freq_model == "eq6":
+            return "eq6"
         return BIAS_KIND[self.variant]
 
 
@@ -139,7 +144,7 @@ class FutureLM(PreTrainedModel):
         # --- the temporal bias module --------------------------------------------------------------
         if kind == "nolstm":
             self.bias = PreviousYearBias(config.nolstm_init)
-        elif kind == "lstm":
+        elif kind in ("lstm", "eq6"):
             self.bias = WindowLSTMBias(Fd, config.lstm_hidden)
         elif kind == "trend":
             self.bias = TrendLSTMBias(Fd, config.lstm_hidden, monotone=config.monotone_trend)
@@ -281,6 +286,8 @@ class FutureLM(PreTrainedModel):
         else:
             needed, idx = full.reshape(-1), torch.arange(full.numel(), device=full.device).reshape(full.shape)
         rows = self.history[needed]                                         # [R, V, F]
+        if self.config.bias_kind == "eq6":                                  # eq. 6: the raw log-frequencies
+            return self.bias(rows, idx)
         centred = rows - self.feature_mean
         if self.config.bias_kind == "nolstm":                               # raw (or per-token centred) log-frequency
             return self.bias(centred if self.config.center_tokens else rows, idx)

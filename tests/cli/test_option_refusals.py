@@ -90,6 +90,12 @@ REFUSED = {
         "future-text train --variant freq-nolstm --window 2", ["--window"], "freq, context, context2"),
     "future-text train: --alpha with the alpha grid search": (
         "future-text train --variant freq --alpha-search grid --alpha 0.1", ["--alpha"], "searches alpha"),
+    "future-text train: --freq-bias with a variant that is not freq": (
+        "future-text train --variant context --freq-bias paper", ["--freq-bias"], "--variant freq"),
+    "future-text train: --context-encoder with a frequency variant": (
+        "future-text train --variant freq --context-encoder default", ["--context-encoder"], "context, context2"),
+    "future-text train: a negative --adapter-rank": (
+        "future-text train --variant freq --adapter-rank -1", ["--adapter-rank"], ">= 0"),
     "future-text evaluate: sampling options with --greedy": (
         "future-text evaluate --checkpoint {d} --year 2020 --greedy --top-p 0.5", ["--top-p"], "drop --greedy"),
     "future-text generate: sampling options with --greedy": (

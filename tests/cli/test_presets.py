@@ -182,16 +182,17 @@ def test_dcwe_paper_preset(capsys, no_work):
 
 
 def test_future_text_paper_preset(capsys, no_work):
-    """ACL 2003-2019 / 2020 / 2021, GPT-2, every model variant, the alpha grid 1 ... 1e-5, the paper's decoding
-    (beam 5, top-k 50, top-p 0.92, no repeated 2-gram); the fine-tuning and the three runs named as not reached."""
+    """ACL 2003-2019 / 2020 / 2021, GPT-2, every model variant, the alpha grid 1 ... 1e-5, eq. 6's Frequency
+    model, the paper's decoding (beam 5, top-k 50, top-p 0.92, no repeated 2-gram); the fine-tuning and the
+    three runs named as not reached."""
     out = printed(capsys, "future-text", "train", "--preset", "paper", "--print-config")
     s, m, g = out["settings"], out["settings"]["model"], out["settings"]["generation"]
     assert (s["data"], s["first_year"], m["dev_year"], m["test_year"], m["train_years"], m["lm"]) == (
         "acl", 2003, 2020, 2021, [2003, 2019], "gpt2")
     assert m["variants"] == ["baseline", "last-n", "freq-nolstm", "freq", "context", "context2"]
-    assert (m["alpha_search"], m["last_n"], m["lstm_hidden"]) == ("grid", [2, 3], 32)
+    assert (m["alpha_search"], m["last_n"], m["lstm_hidden"], m["freq_bias"]) == ("grid", [2, 3], 32, "paper")
     assert (g["num_beams"], g["do_sample"], g["top_k"], g["top_p"], g["no_repeat_ngram_size"]) == (5, True, 50, 0.92, 2)
-    assert {"fine-tuning", "freq", "runs"} <= set(out["not_as_in_paper"])
+    assert {"fine-tuning", "runs"} <= set(out["not_as_in_paper"]) and "freq" not in out["not_as_in_paper"]
     from tempo_analysis.future_text.config import ALPHA_GRID
 
     assert ALPHA_GRID == (1.0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5)
@@ -227,6 +228,12 @@ def test_an_explicit_option_wins_over_the_preset_and_print_config_shows_it(capsy
     assert (f["settings"]["data"], fm["lm"], fm["dev_year"], fm["alpha_search"], fm["variants"]) == (
         "world", "default", 2019, "learn", ["freq"])
     assert fm["train_years"] is None       # a year option given: --first-year and the dev year bound the training years
+    f = printed(capsys, "future-text", "train", "--preset", "paper", "--variant", "freq", "--freq-bias", "monotone",
+                "--adapter-rank", "0", "--print-config")
+    assert (f["settings"]["model"]["freq_bias"], f["settings"]["model"]["adapter_rank"]) == ("monotone", 0)
+    assert {"--freq-bias", "--adapter-rank"} <= set(f["explicit"])
+    f = printed(capsys, "future-text", "train", "--variant", "context", "--context-encoder", "default", "--print-config")
+    assert f["settings"]["model"]["context_encoder"] == "default"
 
     nb = printed(capsys, "stream", "evaluate", "--preset", "notebook", "--epochs", "3", "--print-config")
     assert nb["settings"]["model"]["epochs"] == 3 and nb["settings"]["model"]["lr"] == 1e-4   # the rest: notebook's
