@@ -42,7 +42,7 @@ from IPython.display import display
 
 from tempo_analysis.data.locations import data_dir
 from tempo_analysis.figures import overview as ov
-from tempo_analysis.notebook import record_summary
+from tempo_analysis.notebook import record_summary, show
 from tempo_analysis.overview import key_numbers
 from tempo_analysis.widgets.overview import diffusion_controls, gap_controls, what_if
 from tempo_analysis.world import generate_social, generate_timelines, load_world
@@ -71,7 +71,7 @@ pd.DataFrame({"value": summary}).rename_axis("fact")
 # Hover over a point to read the post, its time and the gap since the previous post.
 
 # %%
-ov.timelines_figure(world.timelines.df, max_timelines=N_TIMELINES)
+show(ov.timelines_figure(world.timelines.df, max_timelines=N_TIMELINES), "timelines")
 
 # %% [markdown]
 # *Look at:* where the switches and escalations sit on each timeline, and the empty stretches before the switches.
@@ -87,7 +87,7 @@ posts = world.timelines.df
 gaps = ov.post_gaps(posts)
 median_gap_h = (gaps / 3600).groupby(posts["label"]).median()
 display(median_gap_h.rename("median gap before the post (hours)").to_frame())
-ov.gap_figure(posts)
+show(ov.gap_figure(posts), "time_gaps")
 
 # %% [markdown]
 # *Look at:* the switches' box, hours above the ordinary posts' (a silence before a switch), and the escalations' box, lowest (a burst).
@@ -123,7 +123,7 @@ what_if(show_gaps, gap_controls(world.config.stream))  # sliders at the world's 
 # binary label says whether it passed the threshold. A method should rank words in this order.
 
 # %%
-ov.change_figure(world.change_truth, threshold=world.config.change.threshold)
+show(ov.change_figure(world.change_truth, threshold=world.config.change.threshold), "change_truth")
 
 # %% [markdown]
 # *Look at:* the order of the bars, the ranking a method should find, and the words on either side of the binary threshold.
@@ -162,7 +162,7 @@ truth = world.diffusion_truth
 print(f"word '{truth['word']}': '{truth['old_sense']}' -> '{truth['new_sense']}' "
       f"(anchor '{truth['anchor']}'), mode {truth['mode']}, "
       f"walk share {truth['walk_share']:.2f} (share of new adopters with an adopting neighbour)")  # fmt: skip
-ov.diffusion_figure(world.social.graph, truth["first_slice"], truth["community"], truth["n_slices"])
+show(ov.diffusion_figure(world.social.graph, truth["first_slice"], truth["community"], truth["n_slices"]), "diffusion")
 
 # %% [markdown]
 # *Look at:* the slice in which each unit adopts, neighbour after neighbour, and the adoption curve of each community.
@@ -193,7 +193,7 @@ what_if(show_diffusion, diffusion_controls(world.config.social, mode=truth["mode
 # writes "next year's" text with it; the last year is held out as the test year.
 
 # %%
-ov.trends_figure(world.trend_truth)
+show(ov.trends_figure(world.trend_truth), "trends")
 
 # %% [markdown]
 # *Look at:* which terms rise and which fall, and the last year: the one notebook 04 forecasts.

@@ -56,7 +56,7 @@ import plotly.graph_objects as go
 from IPython.display import display
 
 from tempo_analysis.figures import stream as figs
-from tempo_analysis.notebook import record_summary
+from tempo_analysis.notebook import record_summary, show
 from tempo_analysis.stream import lesson
 from tempo_analysis.stream.time_effect import describe_time_effect, gap_sweep, what_if
 from tempo_analysis.study import holds, recorded_seed_study, study_table
@@ -98,7 +98,7 @@ display(timelines.df.groupby("label").size().rename("posts").to_frame().T)
 # gaps vary: seconds inside a burst, hours or days across a silence.
 
 # %%
-figs.timeline_plot(timelines, max_timelines=10).show()
+show(figs.timeline_plot(timelines, max_timelines=10), "timelines")
 
 # %% [markdown]
 # *Look at:* the spacing of the points: bursts of posts seconds apart, then silences of hours or days, and where the diamonds (changes) fall.
@@ -116,7 +116,7 @@ te = lesson.score_lesson(fitted)     # both scored on the test timelines (sectio
 proba = te["tempoformer"]["proba"]
 print(f"TempoFormer test macro-F1 = {te['tempoformer']['macro_f1']:.3f}  ·  per class: "
       + ", ".join(f"{n} {te['tempoformer']['f1'][n]:.3f}" for n in names))
-clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timelines").show()
+show(clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timelines"), "confusion")
 
 # %% [markdown]
 # *Look at:* the cells off the diagonal (rows are the truth): which changes TempoFormer takes for ordinary posts (`O`), and which ordinary posts it calls changes.
@@ -134,7 +134,7 @@ clf.visualize_confusion(test, proba=proba, title="TempoFormer on the test timeli
 
 # %%
 rows = {"TempoFormer": te["tempoformer"], "time-blind control": te["control"]}
-figs.time_control_chart(rows, title="TempoFormer vs the same model without time (test timelines)").show()
+show(figs.time_control_chart(rows, title="TempoFormer vs the same model without time (test timelines)"), "time_control")
 print(describe_time_effect(te))
 if RECORD:
     record_summary(lesson.lesson_numbers(te, test_posts=len(test)), notebook="01_stream_classification")
@@ -163,8 +163,8 @@ print("recorded with:", seed_study["command"])
 time_posts = lesson.time_switch_posts(fitted)
 sweep_post = time_posts[0]
 models = {"TempoFormer": clf, "time-blind control": control}
-figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in models.items()},
-                     title=f"p(change) of {sweep_post} against its gap to the previous post").show()
+show(figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in models.items()},
+                          title=f"p(change) of {sweep_post} against its gap to the previous post"), "gap_sweep")
 display(gap_sweep_panel(models, test, post_ids=time_posts, post_id=sweep_post))
 
 # %% [markdown]
@@ -185,7 +185,7 @@ display(gap_sweep_panel(models, test, post_ids=time_posts, post_id=sweep_post))
 
 # %%
 results = {"tempoformer": lesson.score_row(fitted, proba), **lesson.fit_baselines(fitted, BASELINES)}
-figs.comparison_chart(results, names, title="test F1 by model (one split)").show()
+show(figs.comparison_chart(results, names, title="test F1 by model (one split)"), "model_comparison")
 display(lesson.recall_table(te, {m: r for m, r in results.items() if m != "tempoformer"}).round(3))
 if RECORD:
     record_summary(lesson.lesson_numbers(te, results), notebook="01_stream_classification")
@@ -203,10 +203,12 @@ if RECORD:
 # %%
 vec_te = lesson.vector_time_effect(fitted)
 vec_models = {"over vectors": vec_te["models"]["tempoformer"], "over vectors, time-blind": vec_te["models"]["control"]}
-figs.time_control_chart({"over vectors": vec_te["tempoformer"], "over vectors, time-blind": vec_te["control"]},
-                        title="TempoFormer over sentence vectors vs its time-blind form (test timelines)").show()
-figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in vec_models.items()},
-                     title=f"p(change) of {sweep_post} against its gap, models over sentence vectors").show()
+show(figs.time_control_chart({"over vectors": vec_te["tempoformer"], "over vectors, time-blind": vec_te["control"]},
+                             title="TempoFormer over sentence vectors vs its time-blind form (test timelines)"),
+     "vector_time_control")
+show(figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in vec_models.items()},
+                          title=f"p(change) of {sweep_post} against its gap, models over sentence vectors"),
+     "vector_gap_sweep")
 print(describe_time_effect(vec_te, names=("over vectors", "time-blind")))
 if RECORD:
     record_summary(lesson.lesson_numbers(te, results, vec_te), notebook="01_stream_classification")
@@ -240,8 +242,9 @@ ablations = lesson.ablation_rows(fitted, te, ABLATIONS, retrain=RUN_ABLATIONS)
 for ab in ablations["missing"]:
     print(f"no recorded run of '{ab}' at these settings (set RUN_ABLATIONS = True to train it)")
 source = "retrained here" if RUN_ABLATIONS else "ablations from the recorded run"
-figs.results_table(ablations["rows"], names, reference="TempoFormer",
-                   title=f"ablations (w={WINDOW}, {EPOCHS} epochs, fold 0, seed {SEED}; {source}; test F1 %)").show()
+show(figs.results_table(ablations["rows"], names, reference="TempoFormer",
+                        title=f"ablations (w={WINDOW}, {EPOCHS} epochs, fold 0, seed {SEED}; {source}; test F1 %)"),
+     "ablations")
 
 # %% [markdown]
 # *Look at:* the `IS` column (the switches): how far each ablation falls below the full model, and where `sequential_rope` (order without gaps) lands between the full model and the control.
@@ -254,7 +257,7 @@ figs.results_table(ablations["rows"], names, reference="TempoFormer",
 # %%
 test_proba = proba
 display(timeline_viewer(clf, test, test_proba))
-clf.visualize_probabilities(test, test.timeline_ids[0], proba=test_proba).show()
+show(clf.visualize_probabilities(test, test.timeline_ids[0], proba=test_proba), "probabilities")
 
 # %% [markdown]
 # *Look at:* whether the change lines rise at the triangles (the true changes) and stay low between them.
@@ -270,8 +273,8 @@ change = test.df[test.df["label"].isin([n for n in names if n not in ("O", "no_s
 post = change["post_id"].iloc[min(3, len(change) - 1)] if len(change) else test.df["post_id"].iloc[-1]
 att = clf.temporal_attention(test, post)
 print("window of", post, "→", {n: round(float(p), 3) for n, p in zip(names, att["proba"])})
-clf.visualize_attention(test, post, layer=0).show()
-clf.visualize_attention(test, post, layer=-1).show()
+show(clf.visualize_attention(test, post, layer=0), "attention_first_layer")
+show(clf.visualize_attention(test, post, layer=-1), "attention_last_layer")
 
 # %% [markdown]
 # *Look at:* which columns (keys, labelled by their gap) hold the weight in each layer: the posts just before the current one, or those across a long gap.

@@ -69,7 +69,7 @@ from IPython.display import display
 from tempo_analysis.encoder_mlm import brown_mlm_eval
 from tempo_analysis.encoders import load_encoder
 from tempo_analysis.figures import semantic_change as figs
-from tempo_analysis.notebook import record_summary
+from tempo_analysis.notebook import record_summary, show
 from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import (NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config,
                                             recorded_study, time_ablation, time_effect)
@@ -130,7 +130,7 @@ pd.DataFrame({m: {**r.timings_, "spearman": r.metrics_.get("spearman")} for m, r
 # %%
 ablation = time_ablation(rankers, data)
 effect = time_effect(ablation)
-display(figs.ablation_bars(ablation))
+show(figs.ablation_bars(ablation), "time_ablation")
 display(ablation.round(3))
 print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
 
@@ -148,7 +148,7 @@ print(f"time_effect (temporal-attention − no-time) = {effect:+.3f}")
 probe_rankers = score_probes(rankers, data) if data.name.startswith("world") else {}
 probe_table = time_ablation(probe_rankers).fillna({"spearman": 0.0}) if probe_rankers else None
 if probe_table is not None:
-    display(figs.ablation_bars(probe_table))
+    show(figs.ablation_bars(probe_table), "probe_ablation")
     print(f"on the probes: time_effect = {time_effect(probe_table):+.3f}")
 
 # %% [markdown]
@@ -187,9 +187,9 @@ print("recorded with:", study.attrs["command"])
 
 # %%
 if data.truth is not None and "graded" in data.truth:
-    display(main.visualize_ranking(title=f"{main_method} · {main.config_.scorer}"))
+    show(main.visualize_ranking(title=f"{main_method} · {main.config_.scorer}"), "ranking")
 else:
-    display(main.visualize_scores(title=f"{main_method}: change scores (no truth for this data)"))
+    show(main.visualize_scores(title=f"{main_method}: change scores (no truth for this data)"), "scores")
 display(main.scores_.head(10))
 
 # %% [markdown]
@@ -206,7 +206,7 @@ display(main.scores_.head(10))
 # %%
 table = comparison_table(rankers, scorers=SCORERS)
 if table["spearman"].notna().any():
-    display(figs.method_comparison(table))
+    show(figs.method_comparison(table), "method_comparison")
 display(table.pivot(index="method", columns="scorer", values="spearman").round(3))
 
 # %% [markdown]
@@ -222,10 +222,11 @@ display(table.pivot(index="method", columns="scorer", values="spearman").round(3
 # %%
 word = WORD or ("cell" if "cell" in main.targets_ else main.scores_.dropna().iloc[0]["word"])
 umap_map = main.usage_map(word)
-display(main.visualize_usage_map(word, precomputed=umap_map))
-display(main.visualize_neighbours(word, k=8))
+show(main.visualize_usage_map(word, precomputed=umap_map), "usage_map")
+show(main.visualize_neighbours(word, k=8), "neighbours")
 if "no-time" in rankers:
-    display(rankers["no-time"].visualize_neighbours(word, k=8).update_layout(title=f"{word}: no-time control"))
+    control_neighbours = rankers["no-time"].visualize_neighbours(word, k=8)
+    show(control_neighbours.update_layout(title=f"{word}: no-time control"), "neighbours_no_time")
 
 # %% [markdown]
 # *Look at:* on the usage map, the cloud of `new` dots with no `old` dots around it: the usages of the new sense.

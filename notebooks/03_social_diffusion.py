@@ -60,7 +60,7 @@ from IPython.display import display
 
 from tempo_analysis.diffusion.lesson import (dcwe_gain, fit_data, fit_worlds, headline_numbers, hidden_table,
                                              read_maps, recovery_table, sigma_precision)
-from tempo_analysis.notebook import record_summary
+from tempo_analysis.notebook import record_summary, show
 from tempo_analysis.resolve import load_social
 from tempo_analysis.study import holds, recorded_seed_study, study_table, summary_keys
 
@@ -125,7 +125,7 @@ print(f"{worlds[0]}: DCWE has the lower loss on {paired['share_lower']:.0%} of {
 # %%
 maps = {w: read_maps(fitted["mappers"][w], WORD, ANCHOR) for w in worlds}
 result = maps[worlds[0]]["dcwe"]
-mapper.visualize_network_map(result, seed=SEED, communities=truth["community"] if truth else None).show()
+show(mapper.visualize_network_map(result, seed=SEED, communities=truth["community"] if truth else None), "network_map")
 print(f"r̂ > 0 in {int((result.rhat['rhat'] > 0).sum())} of {len(result.rhat)} (unit, slice) cells with the word")
 
 # %% [markdown]
@@ -161,7 +161,7 @@ widgets.VBox([model_choice, world_choice,
 # both worlds, from DCWE and from CWE.
 
 # %%
-mapper.visualize_walk_flight(result).show()
+show(mapper.visualize_walk_flight(result), "walk_flight")
 recovery = recovery_table(maps, fitted["truths"])
 display(recovery.round(3))
 

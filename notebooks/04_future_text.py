@@ -22,7 +22,7 @@
 # | `baseline` | none: the LM fine-tuned on all previous years |
 # | `last-n` | none: the LM fine-tuned on the last *n* years only |
 # | `freq-nolstm` | last year's feature `log((c+1)/(N+|V|))`, times a learned scale |
-# | `freq` | an LSTM over the last *W* years of that feature, one LSTM shared by all tokens |
+# | `freq` | the library's trend model: last year's feature, centred on the word's own mean, plus a monotone LSTM over the last *W* years of it, one LSTM shared by all tokens (the paper's eq. 6, an LSTM over the raw feature alone, is `freq_bias="paper"`) |
 # | `context` | the same LSTM over per-year averaged contextual embeddings (the LM's own final states; MiniLM's with `context_encoder="default"`) |
 # | `context2` | the context bias, gated per position by the decoder state |
 #
@@ -63,7 +63,7 @@ from tempo_analysis import FutureTextModel
 from tempo_analysis.figures.future_text import side_by_side
 from tempo_analysis.future_text import lesson
 from tempo_analysis.future_text.whatif import bias_by_factor
-from tempo_analysis.notebook import record_summary
+from tempo_analysis.notebook import record_summary, show
 from tempo_analysis.study import holds, recorded_seed_study, study_table
 from tempo_analysis.widgets.future_text import generation_explorer, trend_injector
 
@@ -127,14 +127,15 @@ print(lesson.describe_split(future))
 gen_settings = future.generation_settings()  # the paper's decoding, length = the median abstract
 print(gen_settings)
 results = future.results_
-future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {future.test_year_}), content perplexity, "
-                               "content METEOR (lower ppl is better, higher METEOR is better)").show()
+show(future.visualize_results(title=f"Perplexity (dev {future.dev_year_}, test {future.test_year_}), content perplexity, "
+                                    "content METEOR (lower ppl is better, higher METEOR is better)"),
+     "results")
 
 # %% [markdown]
 # *Look at:* the bias models' bars against `baseline`, the time-blind control, in each perplexity group (lower is better), and the content METEOR bars (higher is better).
 
 # %%
-future.visualize_metric("test_content_ppl").show()
+show(future.visualize_metric("test_content_ppl"), "test_content_ppl")
 # the best temporal model, picked on dev among the bias variants only (the last-n controls are time-blind too)
 comparison = lesson.compare_with_control(future)
 print(lesson.describe_comparison(comparison))
@@ -156,7 +157,7 @@ print(lesson.describe_comparison(comparison))
 # that word over the dev year's texts, written with the test year's bias.
 
 # %%
-lesson.visualize_trends(future, setup, WORDS, models=("baseline", "freq", "context2")).show()  # memoised
+show(lesson.visualize_trends(future, setup, WORDS, models=("baseline", "freq", "context2")), "trends")  # memoised
 
 # %% [markdown]
 # *Look at:* for each word, whose marker lands nearer the last point of its line: the baseline's, or the temporal models'.
@@ -168,7 +169,8 @@ lesson.visualize_trends(future, setup, WORDS, models=("baseline", "freq", "conte
 
 # %%
 biased = "freq" if "freq" in future.models_ else next(k for k, m in future.models_.items() if m.bias is not None)
-side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, titles=("baseline", biased)).show()
+show(side_by_side(future.generated_["baseline"], future.generated_[biased], WORDS, titles=("baseline", biased)),
+     "generated_side_by_side")
 
 # %% [markdown]
 # *Look at:* the highlighted trend words: which ones each model writes, and whether the biased texts use the rising words more often.

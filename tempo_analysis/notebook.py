@@ -3,6 +3,9 @@
 - ``summary_path()``: ``$TEMPO_ANALYSIS_SUMMARY`` if set, else ``<root>/build/summary.json``.
 - ``record_summary(values, notebook=...)``: merges flat keys such as
   ``"stream.tempoformer.macro_f1"`` into the summary file, atomically, under the notebook's name.
+- ``show(fig, name)``: displays a lesson's figure and exports it; ``export_figure(fig, name)`` writes a figure as standalone HTML (plotly's own writer, plotly.js
+  inlined, so it opens offline) to ``figures_dir()``, ``build/figures/NN_name.html`` beside the
+  summary, for a paper or a talk.
 - ``cached(name, params, compute)``: memoises an expensive step (training) when
   ``$TEMPO_ANALYSIS_CACHE`` is set, so a second run of the same notebook with the same parameters
   in the same test session does not train again. Unset (users, ``make demo``): plain compute().
@@ -43,10 +46,14 @@ __all__ = [
     "update_summary",
     "flatten",
     "cached",
+    "figures_dir",
+    "export_figure",
+    "show",
 ]
 
 ENV_SUMMARY = "TEMPO_ANALYSIS_SUMMARY"
 ENV_NOTEBOOK = "TEMPO_ANALYSIS_NOTEBOOK"
+ENV_FIGURES = "TEMPO_ANALYSIS_FIGURES"
 
 
 # -----------------------------------------------------------------------------
@@ -59,6 +66,63 @@ def summary_path(start: str | os.PathLike | None = None) -> Path:
     if env:
         return Path(env).expanduser().resolve()
     return project_root(start) / "build" / "summary.json"
+
+
+def figures_dir(start: str | os.PathLike | None = None) -> Path:
+    """Where lessons export their figures: $TEMPO_ANALYSIS_FIGURES, else ``figures/`` beside the summary."""
+    env = os.environ.get(ENV_FIGURES)
+    if env:
+        return Path(env).expanduser().resolve()
+    return summary_path(start).parent / "figures"
+
+
+_FIGURE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]*")
+
+
+def export_figure(fig, name: str, *, notebook: str | None = None, folder: str | os.PathLike | None = None) -> Path:
+    """Write ``fig`` (a plotly ``Figure`` or ``FigureWidget``) as one standalone HTML file and return its path.
+
+    The file is ``<folder>/<NN>_<name>.html``: ``NN`` is the notebook's number (``05`` for
+    ``05_real_text``; the whole name for a notebook without one), ``folder`` defaults to
+    :func:`figures_dir`. plotly.js is inlined, so the file opens offline, in a browser, a slide or a
+    paper's supplement. The write is atomic: a reader never sees half a file. Rewriting the same
+    name replaces the file (the figure of the latest run).
+    """
+    if not isinstance(name, str) or not _FIGURE_NAME.fullmatch(name):
+        raise ValueError(f"export_figure: name={name!r}: use letters, digits, '_' or '-' (for example 'diffusion_map')")
+    if not callable(getattr(fig, "write_html", None)):
+        raise TypeError(f"export_figure: fig is a {type(fig).__name__}; give a plotly Figure or FigureWidget")
+    stem = _notebook_name(notebook)
+    number = re.match(r"(\d+)_", stem)
+    out_dir = Path(folder).expanduser() if folder is not None else figures_dir()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{number.group(1) if number else stem}_{name}.html"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=out_dir)
+    os.close(fd)
+    try:
+        fig.write_html(tmp, include_plotlyjs=True, full_html=True)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return path
+
+
+def show(fig, name: str, *, notebook: str | None = None):
+    """Display ``fig`` in the notebook and export it with :func:`export_figure` (``figures/NN_name.html``).
+
+    A ``FigureWidget`` is displayed as the live widget (its what-if controls keep updating it; the
+    file holds the figure as it was first drawn). Returns None, so a cell ending in ``show(...)``
+    prints nothing else.
+    """
+    export_figure(fig, name, notebook=notebook)
+    from IPython.display import display
+
+    display(fig)
 
 
 # -----------------------------------------------------------------------------

@@ -7,6 +7,8 @@ the working directory is notebooks/, widget state is not stored, and the whole n
 time budget. A failure lists each error output (cell index, exception) and any stderr stream that
 carries a Traceback. The executed copy is left in build/test-notebooks/ for inspection.
 
+After the run, the lesson's figures are in figures/NN_*.html beside the summary.
+
 Also checked per notebook, without executing it: a cell tagged "parameters"; a paired jupytext
 py:percent file whose cells match the .ipynb; and a committed .ipynb without outputs.
 """
@@ -42,6 +44,11 @@ def test_notebook_executes_without_errors(path, notebook_runs):
     assert not chatter, f"{path.name}: output on stderr (a warning or a loading bar in the lesson): {chatter}"
     blank = nbx.blank_figures(run.nb)
     assert not blank, f"{path.name}: a figure with empty axes and no note saying why: {blank}"
+    # every lesson exports its figures as standalone HTML beside the summary (tempo_analysis.notebook.show)
+    number = path.stem.split("_")[0]
+    exported = sorted((notebook_runs.summary("nbclient").parent / "figures").glob(f"{number}_*.html"))
+    assert exported, f"{path.name}: no figure exported to figures/{number}_*.html (use tempo_analysis.notebook.show)"
+    assert all(p.stat().st_size > 1_000_000 for p in exported), "each exported figure carries plotly.js"
 
 
 @pytest.mark.parametrize("path", notebook_params())
