@@ -1,7 +1,7 @@
 """``--preset {notebook,cli,paper}`` and ``--print-config`` on every command (tempo_analysis.cli's module doc).
 
 - ``--preset paper --print-config`` holds each paper's values where the library implements them
-  (issue 57 §1; the papers in shared/papers), and names each paper setting it does not reach;
+  (the papers in shared/papers), and names each paper setting it does not reach;
 - the rule for a preset with an explicit option: **the option wins**, even typed at the cli default
   value, and ``--print-config`` shows it (and lists it under "explicit");
 - an unknown preset name is one line naming the presets (exit 2), on every command;
