@@ -8,9 +8,8 @@ sentences that read the same in both periods, where only time can rank). One JSO
     OMP_NUM_THREADS=1 python research/scripts/semantic_change_dev_choice.py --out FILE.json
 
 The rule recorded with the result: the grid cell with the best mean probe Spearman over seeds 0-2
-wins, provided its mean usage Spearman is within 0.05 of the grid's best; over the winning cell's
-vectors the paper's cosine stays unless another scorer beats it on the probes by more than 0.02.
-Seeds 3 and up are never read here.
+wins, provided its mean usage Spearman is within 0.05 of the grid's best; the scorers are read over
+the winning cell's vectors. Seeds 3 and up are never read here.
 """
 from __future__ import annotations
 
