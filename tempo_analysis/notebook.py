@@ -97,13 +97,19 @@ def export_figure(fig, name: str, *, notebook: str | None = None, folder: str | 
     out_dir = Path(folder).expanduser() if folder is not None else figures_dir()
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / f"{number.group(1) if number else stem}_{name}.html"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=out_dir)
+    return _write_atomic(path, lambda tmp: fig.write_html(tmp, include_plotlyjs=True, full_html=True))
+
+
+def _write_atomic(path: Path, write) -> Path:
+    """``write(tmp)`` into a temporary file beside ``path``, then rename it over ``path`` (a reader
+    never sees half a file; the temporary is removed on any failure)."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
-        fig.write_html(tmp, include_plotlyjs=True, full_html=True)
+        write(tmp)
         umask = os.umask(0)
         os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give it a normal file's mode
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -206,22 +212,15 @@ def write_json_atomic(path: str | os.PathLike, data: Any) -> Path:
     """Write JSON to a temporary file in the same folder, then rename it over `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+
+    def write(tmp):
+        with open(tmp, "w", encoding="utf-8") as fh:
             json.dump(data, fh, indent=2)  # insertion order: keys as notebooks record them
             fh.write("\n")
             fh.flush()
             os.fsync(fh.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give it a normal file's mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-    return path
+
+    return _write_atomic(path, write)
 
 
 class _Lock:
