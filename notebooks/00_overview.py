@@ -42,10 +42,11 @@ from IPython.display import display
 
 from tempo_analysis.data.locations import data_dir
 from tempo_analysis.figures import overview as ov
-from tempo_analysis.notebook import record_summary, show
+from tempo_analysis.notebook import record_summary, set_notebook, show
 from tempo_analysis.overview import key_numbers
 from tempo_analysis.widgets.overview import diffusion_controls, gap_controls, what_if
 from tempo_analysis.world import generate_social, generate_timelines, load_world
+set_notebook("00_overview")
 
 # %%
 world = load_world(WORLD_DIR)
@@ -205,7 +206,7 @@ show(ov.trends_figure(world.trend_truth), "trends")
 # table). For the overview, those are the facts of the world the other notebooks run on.
 
 # %%
-recorded = record_summary(key_numbers(summary, median_gap_h), notebook="00_overview")  # world.<fact> keys
+recorded = record_summary(key_numbers(summary, median_gap_h))  # world.<fact> keys
 pd.Series(recorded, name="value").to_frame()
 
 # %% [markdown]

@@ -56,13 +56,14 @@ import plotly.graph_objects as go
 from IPython.display import display
 
 from tempo_analysis.figures import stream as figs
-from tempo_analysis.notebook import record_summary, show
+from tempo_analysis.notebook import record_summary, set_notebook, show
 from tempo_analysis.stream import lesson
 from tempo_analysis.stream.time_effect import describe_time_effect, gap_sweep, what_if
 from tempo_analysis.study import holds, recorded_seed_study, study_table
 from tempo_analysis.widgets.stream import gap_sweep_panel, timeline_viewer, what_if_panel
 
 T0 = time.perf_counter()
+set_notebook("01_stream_classification")
 
 # %% tags=["parameters"]
 DATA = "world"  # or "rumoureval2017" (shared/data), "rumoureval2017:DIR", "csv:FILE"
@@ -137,7 +138,7 @@ rows = {"TempoFormer": te["tempoformer"], "time-blind control": te["control"]}
 show(figs.time_control_chart(rows, title="TempoFormer vs the same model without time (test timelines)"), "time_control")
 print(describe_time_effect(te))
 if RECORD:
-    record_summary(lesson.lesson_numbers(te, test_posts=len(test)), notebook="01_stream_classification")
+    record_summary(lesson.lesson_numbers(te, test_posts=len(test)))
 
 # %% [markdown]
 # *Look at:* the bars of each group side by side, above all "recall: time switches", where only the model that reads the gaps can score.
@@ -188,7 +189,7 @@ results = {"tempoformer": lesson.score_row(fitted, proba), **lesson.fit_baseline
 show(figs.comparison_chart(results, names, title="test F1 by model (one split)"), "model_comparison")
 display(lesson.recall_table(te, {m: r for m, r in results.items() if m != "tempoformer"}).round(3))
 if RECORD:
-    record_summary(lesson.lesson_numbers(te, results), notebook="01_stream_classification")
+    record_summary(lesson.lesson_numbers(te, results))
 
 # %% [markdown]
 # *Look at:* the models that read the gaps (Time-BiLSTM and both TempoFormers) against those that never see them (FFN-History, BiLSTM), and in the table, the column of recall on time switches.
@@ -211,7 +212,7 @@ show(figs.gap_sweep_chart({n: gap_sweep(m, test, sweep_post) for n, m in vec_mod
      "vector_gap_sweep")
 print(describe_time_effect(vec_te, names=("over vectors", "time-blind")))
 if RECORD:
-    record_summary(lesson.lesson_numbers(te, results, vec_te), notebook="01_stream_classification")
+    record_summary(lesson.lesson_numbers(te, results, vec_te))
 
 # %% [markdown]
 # *Look at:* in the bar chart, the recall on time switches of the model over vectors against that of its time-blind form.
@@ -319,7 +320,7 @@ print(f"the bars changed on {sum(drive['changed'])} of {len(drive['changed'])} m
       f"median {drive['median_ms']:.0f} ms per move")
 if RECORD:
     record_summary({"ui.kernel_latency_ms.01_stream_classification": round(drive["median_ms"], 1),
-                    "ui.kernel_responds.01_stream_classification": drive["responds"]}, notebook="01_stream_classification")
+                    "ui.kernel_responds.01_stream_classification": drive["responds"]})
 
 # %% [markdown]
 # **What the evidence says**

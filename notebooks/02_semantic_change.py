@@ -69,13 +69,14 @@ from IPython.display import display
 from tempo_analysis.encoder_mlm import brown_mlm_eval
 from tempo_analysis.encoders import load_encoder
 from tempo_analysis.figures import semantic_change as figs
-from tempo_analysis.notebook import record_summary, show
+from tempo_analysis.notebook import record_summary, set_notebook, show
 from tempo_analysis.resolve import load_change_data
 from tempo_analysis.semantic_change import (NOTEBOOK_METHODS, comparison_table, fit_methods, notebook_config,
                                             recorded_study, time_ablation, time_effect)
 from tempo_analysis.semantic_change.compare import headline_numbers, score_probes
 from tempo_analysis.study import holds, recorded_seed_study, study_table, summary_keys
 from tempo_analysis.widgets.semantic_change import scoring_whatif, sentence_probe, word_explorer
+set_notebook("02_semantic_change")
 
 # %% tags=["parameters"]
 DATA = "world"  # or "pseudoword" (real text, graded truth: shared/data), "nltk" (gutenberg vs brown), "semeval:DIR", "dwug:DIR"
@@ -274,7 +275,7 @@ sentence_probe(main, word=word, text=example.get(word, f"I thought about the {wo
 # %%
 numbers = headline_numbers(rankers, probe_rankers or None) if data.name == "world" else {}
 if numbers:
-    record_summary(summary_keys("02", numbers), notebook="02_semantic_change")
+    record_summary(summary_keys("02", numbers))
 pd.Series(numbers, dtype=object)
 
 # %% [markdown]
@@ -292,8 +293,7 @@ else:
     print(f"masked-word top-5 accuracy {mlm['top5']:.3f} (unigram prior {mlm['unigram_top5']:.3f}); "
           f"top-1 {mlm['top1']:.3f} (prior {mlm['unigram_top1']:.3f})")
     record_summary({"semantic_change.mlm_top5": round(mlm["top5"], 4),
-                    "semantic_change.mlm_unigram_top5": round(mlm["unigram_top5"], 4)},
-                   notebook="02_semantic_change")
+                    "semantic_change.mlm_unigram_top5": round(mlm["unigram_top5"], 4)})
 
 # %% [markdown]
 # **What the evidence says**

@@ -60,9 +60,10 @@ from IPython.display import display
 
 from tempo_analysis.diffusion.lesson import (dcwe_gain, fit_data, fit_worlds, headline_numbers, hidden_table,
                                              read_maps, recovery_table, sigma_precision)
-from tempo_analysis.notebook import record_summary, show
+from tempo_analysis.notebook import record_summary, set_notebook, show
 from tempo_analysis.resolve import load_social
 from tempo_analysis.study import holds, recorded_seed_study, study_table, summary_keys
+set_notebook("03_social_diffusion")
 
 # %% tags=["parameters"]
 DATA = "world"  # "world" (planted truth: a walk world and a flight world), "acl", "acl:DIR", "csv:DOCS,EDGES"
@@ -222,7 +223,7 @@ print("recorded with:", seed_study["command"])
 # %%
 numbers = headline_numbers(fitted, maps, items) if truth else {}
 if numbers:
-    record_summary(summary_keys("03", numbers), notebook="03_social_diffusion")
+    record_summary(summary_keys("03", numbers))
 pd.Series(numbers, dtype=object)
 
 # %% [markdown]

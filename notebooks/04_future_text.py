@@ -63,9 +63,10 @@ from tempo_analysis import FutureTextModel
 from tempo_analysis.figures.future_text import side_by_side
 from tempo_analysis.future_text import lesson
 from tempo_analysis.future_text.whatif import bias_by_factor
-from tempo_analysis.notebook import record_summary, show
+from tempo_analysis.notebook import record_summary, set_notebook, show
 from tempo_analysis.study import holds, recorded_seed_study, study_table
 from tempo_analysis.widgets.future_text import generation_explorer, trend_injector
+set_notebook("04_future_text")
 
 # %% tags=["parameters"]
 DATA = "world"  # "world"; "acl": the real ACL abstracts in shared/data (train 2003-2019, dev 2020, test 2021); "csv:FILE"
@@ -219,7 +220,7 @@ response = lesson.trend_whatif(future, setup, freq_name, INJECT, factor=8.0, n=N
 if response is not None:
     display(response["table"][list(lesson.TREND_COLUMNS)].round(3))
     print(lesson.describe_trend(response))
-recorded = record_summary(lesson.summary_values(future, comparison, response), notebook="04_future_text")
+recorded = record_summary(lesson.summary_values(future, comparison, response))
 
 # %% [markdown]
 # *Look at:* `bias_after` against `bias_before`, then the three ratios of each word: above 1, the injected word comes more often; the baseline's would all be 1.

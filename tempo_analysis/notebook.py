@@ -1,6 +1,8 @@
 """What a notebook needs from the library: record its key numbers, memoise its training.
 
 - ``summary_path()``: ``$TEMPO_ANALYSIS_SUMMARY`` if set, else ``<root>/build/summary.json``.
+- ``set_notebook(name)``: names the running lesson once (Voila and nbconvert do not tell the kernel
+  which notebook it runs), for ``record_summary`` and ``show``.
 - ``record_summary(values, notebook=...)``: merges flat keys such as
   ``"stream.tempoformer.macro_f1"`` into the summary file, atomically, under the notebook's name.
 - ``show(fig, name)``: displays a lesson's figure and exports it; ``export_figure(fig, name)`` writes a figure as standalone HTML (plotly's own writer, plotly.js
@@ -33,6 +35,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, Mapping
@@ -49,11 +52,14 @@ __all__ = [
     "figures_dir",
     "export_figure",
     "show",
+    "set_notebook",
 ]
 
 ENV_SUMMARY = "TEMPO_ANALYSIS_SUMMARY"
 ENV_NOTEBOOK = "TEMPO_ANALYSIS_NOTEBOOK"
 ENV_FIGURES = "TEMPO_ANALYSIS_FIGURES"
+
+_current_notebook: str | None = None
 
 
 # -----------------------------------------------------------------------------
@@ -125,10 +131,29 @@ def show(fig, name: str, *, notebook: str | None = None):
     file holds the figure as it was first drawn). Returns None, so a cell ending in ``show(...)``
     prints nothing else.
     """
-    export_figure(fig, name, notebook=notebook)
     from IPython.display import display
 
     display(fig)
+    try:
+        export_figure(fig, name, notebook=notebook)
+    except OSError as e:  # a read-only deployment still shows its figures
+        warnings.warn(f"show: figure {name!r} is shown but was not exported: {e}. Fix: set ${ENV_FIGURES} "
+                      "to a folder you can write", stacklevel=2)
+
+
+def set_notebook(name: str) -> str:
+    """Name the running notebook (e.g. ``"03_social_diffusion"``) for :func:`record_summary` and
+    :func:`show` in this kernel, and return the name.
+
+    JupyterLab tells a kernel which notebook it serves; Voila and nbconvert do not. A lesson calls
+    this once, in its first code cell, so that its figures and numbers carry its name wherever it runs.
+    An explicit ``notebook=`` argument still wins; $TEMPO_ANALYSIS_NOTEBOOK is read only when no name was set.
+    """
+    global _current_notebook
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
+        raise ValueError(f"set_notebook: name={name!r}: give the notebook's file name, e.g. '03_social_diffusion'")
+    _current_notebook = Path(name).stem if name.endswith((".ipynb", ".py")) else name
+    return _current_notebook
 
 
 # -----------------------------------------------------------------------------
@@ -171,9 +196,11 @@ def _to_json_scalar(key: str, value: Any) -> Any:
 
 
 def _notebook_name(notebook: str | None) -> str:
-    """The notebook's name: the argument, $TEMPO_ANALYSIS_NOTEBOOK, or the Jupyter session."""
+    """The notebook's name: the argument, set_notebook's, $TEMPO_ANALYSIS_NOTEBOOK, or the Jupyter session."""
     if notebook:
         return Path(notebook).stem if notebook.endswith((".ipynb", ".py")) else notebook
+    if _current_notebook:
+        return _current_notebook
     env = os.environ.get(ENV_NOTEBOOK)
     if env:
         return Path(env).stem
@@ -182,8 +209,8 @@ def _notebook_name(notebook: str | None) -> str:
     if session and session.endswith(".ipynb"):
         return Path(session).stem
     raise ValueError(
-        "record_summary: could not tell which notebook is recording; pass notebook='00_overview' "
-        f"(or set ${ENV_NOTEBOOK})"
+        "could not tell which notebook is running; call set_notebook('00_overview') in its first cell, "
+        f"pass notebook='00_overview', or set ${ENV_NOTEBOOK}"
     )
 
 

@@ -45,6 +45,7 @@ LEGAL = {
     ("diffusion train", "--theta", "0"): "venues linked by any shared author",
     ("diffusion analyze", "--threshold", "0"): "the default: r-hat above 0",
     ("future-text train", "--pretrain-epochs", "0"): "no pretraining of the tiny LM",
+    ("future-text train", "--adapter-rank", "0"): "no low-rank adapter: the per-token offset only",
     **{(cmd, "--no-repeat-ngram", "0"): "no n-gram blocking" for cmd in ("future-text evaluate",
                                                                        "future-text generate", "future-text what-if")},
     # the bias strength is a signed weight: 0 turns the bias off, a negative value reverses it

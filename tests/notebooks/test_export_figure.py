@@ -53,3 +53,49 @@ def test_show_displays_the_figure_and_exports_it(tmp_path, monkeypatch):
     assert nbk.show(fig, "gaps", notebook="00_overview") is None
     assert shown == [fig], "the live widget itself is displayed"
     assert (tmp_path / "00_gaps.html").is_file()
+
+
+@pytest.fixture
+def _no_name(monkeypatch):
+    """A kernel that nothing names (Voila, nbconvert): no env, no Jupyter session, no set_notebook."""
+    for var in (nbk.ENV_NOTEBOOK, "JPY_SESSION_NAME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(nbk, "_current_notebook", None)
+
+
+def test_without_a_name_the_export_says_how_to_give_one(tmp_path, _no_name):
+    with pytest.raises(ValueError, match=r"set_notebook\('00_overview'\)"):
+        nbk.export_figure(_fig(), "gaps", folder=tmp_path)
+    assert os.listdir(tmp_path) == []
+
+
+def test_set_notebook_names_the_figures_and_the_summary_where_no_server_does(tmp_path, monkeypatch, _no_name):
+    monkeypatch.setattr("IPython.display.display", lambda obj: None)
+    monkeypatch.setenv(nbk.ENV_FIGURES, str(tmp_path / "figs"))
+    monkeypatch.setenv(nbk.ENV_SUMMARY, str(tmp_path / "summary.json"))
+    assert nbk.set_notebook("03_social_diffusion.ipynb") == "03_social_diffusion"
+    nbk.show(_fig(), "diffusion_map")
+    assert (tmp_path / "figs" / "03_diffusion_map.html").is_file()
+    nbk.record_summary({"diffusion.n": 1})
+    assert "03_social_diffusion" in nbk.read_summary(tmp_path / "summary.json")["notebooks"]
+    # an explicit name still wins
+    assert nbk.export_figure(_fig(), "x", notebook="04_future_text").name == "04_x.html"
+
+
+@pytest.mark.parametrize("name", ["", "a b", "../03", None])
+def test_set_notebook_refuses_what_is_not_a_notebook_name(name, _no_name):
+    with pytest.raises(ValueError, match="set_notebook: name="):
+        nbk.set_notebook(name)
+    assert nbk._current_notebook is None
+
+
+def test_show_still_shows_a_figure_it_cannot_write_and_says_so(tmp_path, monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda obj: shown.append(obj))
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv(nbk.ENV_FIGURES, str(blocker / "figs"))  # cannot be created
+    fig = _fig()
+    with pytest.warns(UserWarning, match=r"'gaps' is shown but was not exported.*TEMPO_ANALYSIS_FIGURES"):
+        nbk.show(fig, "gaps", notebook="00_overview")
+    assert shown == [fig]

@@ -13,6 +13,7 @@ from tempo_analysis.data.locations import ENV_DATA, data_dir, project_root
 def _clean_env(monkeypatch):
     for var in (ENV_DATA, nbk.ENV_SUMMARY, nbk.ENV_NOTEBOOK, "JPY_SESSION_NAME"):
         monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(nbk, "_current_notebook", None)
 
 
 def test_project_root_walks_up_to_pyproject(tmp_path, monkeypatch):
