@@ -126,8 +126,10 @@ lab: install
 # Voila serves each notebook as a dashboard (sources hidden); --token generates a token and
 # prints the URL that carries it. Run `make demo` first: the dashboards then load the cached
 # training instead of training again. Voila's default kernel manager (it pre-buffers output)
-# can stall a page in Chromium; jupyter_server's plain one does not (voila-dashboards/voila#1428).
-VOILA_KERNELS := --VoilaConfiguration.multi_kernel_manager_class=jupyter_server.services.kernels.kernelmanager.MappingKernelManager
+# can stall a page in Chromium (voila-dashboards/voila#1428); jupyter_server's plain one runs each
+# kernel's streams on a helper thread, which races the server's own websocket writes and drops the
+# connection; tempo_analysis.app_kernels keeps the plain one's streams on the server's loop.
+VOILA_KERNELS := --VoilaConfiguration.multi_kernel_manager_class=tempo_analysis.app_kernels.MainLoopMappingKernelManager
 app: install
 	$(make_data)
 	TEMPO_ANALYSIS_CACHE=$(CACHE) $(PY) -m voila notebooks/ --Voila.ip=127.0.0.1 --token --no-browser $(VOILA_KERNELS) $(APP_ARGS)
