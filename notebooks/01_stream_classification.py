@@ -231,10 +231,9 @@ if RECORD:
 #
 # - `vanilla_mha`: no rotary embedding at all, so the window's posts carry no time (the control).
 # - `sequential_rope`: the rotary embedding turns by the post's *position* in the window instead of
-#   its time: the model knows the order of the posts but not the gaps between them. The recorded row
-#   was made when this ablation also changed the rotary base (1e4 for the model's 10); today's
-#   ablation keeps the base. Over sentence vectors, where both forms were run, order alone finds
-#   about as few time-only switches as the control (15% against 13%).
+#   its time: the model knows the order of the posts but not the gaps between them. It keeps the
+#   model's rotary base, so only the position fed changes. Order alone finds about as few time-only
+#   switches as the control: the switches of this world are told by the gaps.
 # - `no_gate_norm`: the temporal attention's output replaces the post's own [CLS] instead of being
 #   mixed with it by the learned gate.
 
