@@ -152,7 +152,7 @@ def set_notebook(name: str) -> str:
     global _current_notebook
     if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]*", name):
         raise ValueError(f"set_notebook: name={name!r}: give the notebook's file name, e.g. '03_social_diffusion'")
-    _current_notebook = Path(name).stem if name.endswith((".ipynb", ".py")) else name
+    _current_notebook = _stem(name)
     return _current_notebook
 
 
@@ -195,10 +195,15 @@ def _to_json_scalar(key: str, value: Any) -> Any:
     )
 
 
+def _stem(name: str) -> str:
+    """A notebook's name without its file suffix: '02_x.ipynb' and '02_x.py' -> '02_x'."""
+    return Path(name).stem if name.endswith((".ipynb", ".py")) else name
+
+
 def _notebook_name(notebook: str | None) -> str:
     """The notebook's name: the argument, set_notebook's, $TEMPO_ANALYSIS_NOTEBOOK, or the Jupyter session."""
     if notebook:
-        return Path(notebook).stem if notebook.endswith((".ipynb", ".py")) else notebook
+        return _stem(notebook)
     if _current_notebook:
         return _current_notebook
     env = os.environ.get(ENV_NOTEBOOK)
