@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
     executed = {}
     runs = nbk.read_summary(args.executed / "summary.json")["notebooks"] if (args.executed / "summary.json").is_file() else {}
     for src in sources:
+        reason = nbk.missing_data_reason(src.stem)
+        if reason:
+            print(f"[build_site] {src.stem}: left out: {reason}", flush=True)
+            continue
         copy = args.executed / src.name
         if copy.is_file() and copy.stat().st_mtime >= src.stat().st_mtime:
             nb = nbformat.read(copy, as_version=4)

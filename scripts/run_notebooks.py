@@ -133,6 +133,11 @@ def main(argv: list[str] | None = None) -> int:
     rows = []
     for path in paths:
         name = path.stem
+        reason = nbk.missing_data_reason(name)
+        if reason:
+            print(f"[run_notebooks] {name}: skipped: {reason}", flush=True)
+            rows.append((name, 0.0, "skipped", "-"))
+            continue
         print(f"[run_notebooks] {name}: executing (budget {args.timeout:.0f} s) ...", flush=True)
         nbk.update_summary(name, {"status": "running"}, path=summary, replace=True)
         for old in (args.out / f"{name}.ipynb", args.out / f"{name}.html"):
@@ -158,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print_table(rows)
     print(f"\nexecuted notebooks and HTML in {args.out}/, key numbers in {summary}")
-    return 0 if all(status == "ok" for _, _, status, _ in rows) else 1
+    return 0 if all(status in ("ok", "skipped") for _, _, status, _ in rows) else 1
 
 
 if __name__ == "__main__":

@@ -53,11 +53,29 @@ __all__ = [
     "export_figure",
     "show",
     "set_notebook",
+    "NEEDS_SHARED_DATA",
+    "missing_data_reason",
 ]
 
 ENV_SUMMARY = "TEMPO_ANALYSIS_SUMMARY"
 ENV_NOTEBOOK = "TEMPO_ANALYSIS_NOTEBOOK"
 ENV_FIGURES = "TEMPO_ANALYSIS_FIGURES"
+
+#: lessons that read the real-data folder (``shared/data``); they run only where it is found
+NEEDS_SHARED_DATA = ("05_real_text",)
+
+
+def missing_data_reason(name: str) -> str | None:
+    """Why lesson ``name`` cannot run here (it reads the real-data folder and none is found), else None.
+
+    ``make demo`` and the test suite skip such a lesson with this reason instead of running it into
+    its first cell's error."""
+    from tempo_analysis.data.locations import ENV_SHARED_DATA, shared_data_dir
+
+    if _stem(str(name)) not in NEEDS_SHARED_DATA or shared_data_dir() is not None:
+        return None
+    return (f"{_stem(str(name))} reads the real data folder (shared/data with the ACL Anthology and "
+            f"RumourEval-2017), and none was found: set ${ENV_SHARED_DATA} to it, or put it at ../shared/data")
 
 _current_notebook: str | None = None
 

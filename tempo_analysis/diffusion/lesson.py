@@ -73,7 +73,8 @@ def fit_worlds(seed: int = 0, *, modes=MODES, progress: bool = False, cache: boo
 
 
 def fit_data(corpus, seed: int = 0, *, progress: bool = False, **changes) -> dict:
-    """:func:`fit_worlds`'s shape for a corpus of your own (no truth): DCWE and CWE, key ``"data"``."""
+    """:func:`fit_worlds`'s shape for a corpus of your own (no truth): DCWE and CWE, key ``"data"``, and
+    ``"params"``, the memo key of the fit (for steps that read it)."""
     from ..notebook import cached
     from .estimator import DiffusionMapper
 
@@ -81,7 +82,7 @@ def fit_data(corpus, seed: int = 0, *, progress: bool = False, **changes) -> dic
     params = {"data_fingerprint": corpus.fingerprint(), "config": dict(vars(cfg)), "variants": list(LESSON_VARIANTS)}
     mapper = cached("03-lesson-data", params, lambda: DiffusionMapper(cfg, variants=LESSON_VARIANTS).fit(corpus),
                     save=lambda m, folder: m.save(folder), load=DiffusionMapper.load)
-    return {"mappers": {"data": mapper}, "corpora": {"data": corpus}, "truths": {"data": None},
+    return {"mappers": {"data": mapper}, "corpora": {"data": corpus}, "truths": {"data": None}, "params": params,
             "settings": {"max_steps": cfg.max_steps, "variants": list(LESSON_VARIANTS), "n_neighbors": "auto"}}
 
 

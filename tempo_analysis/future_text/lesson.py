@@ -89,7 +89,8 @@ def headline_numbers(fitted: dict) -> dict:
 # notebook 04's steps, one call each
 # ----------------------------------------------------------------------------------------------
 def load_lesson(data, future, *, first_year: int | None = None,
-                max_docs_per_year: int | None = LESSON_MAX_DOCS_PER_YEAR, seed: int = 0) -> dict:
+                max_docs_per_year: int | None = LESSON_MAX_DOCS_PER_YEAR, seed: int = 0,
+                corpus: pd.DataFrame | None = None) -> dict:
     """The notebook's data (a ``--data`` spec: ``world``, ``acl``, ``csv:FILE``) and the memo key of
     its steps, for the unfitted ``future`` (a :class:`~tempo_analysis.future_text.FutureTextModel`).
 
@@ -99,14 +100,15 @@ def load_lesson(data, future, *, first_year: int | None = None,
     the paper's 2003 unless ``first_year`` says otherwise), and ``params``, the key under which every
     later step is memoised: the spec, the contents of the subset and of the corpus (so an edited
     ``csv:FILE`` or a regenerated world is trained on afresh), the subset's settings and ``future``'s
-    settings (``get_config``: an unknown setting fails here, before any work)."""
+    settings (``get_config``: an unknown setting fails here, before any work). ``corpus``: the
+    documents ``data`` names, already loaded (``doc_id, year, text``), so they are not read again."""
     from ..data.digest import frame_digest
-    from ..resolve import load_yearly
+    from ..resolve import Resolved, load_yearly
     from .splits import select_years
 
     if first_year is None and str(data).split(":")[0] == "acl":
         first_year = ACL_FIRST_YEAR
-    loaded = load_yearly(data)
+    loaded = load_yearly(data) if corpus is None else Resolved(corpus)
     frame = select_years(loaded.data, first_year, max_docs_per_year, seed)
     params = {"data": data, "data_fingerprint": [frame_digest(df, ["year", "text"]) for df in (frame, loaded.data)],
               "first": first_year, "max_docs": max_docs_per_year, "history": "corpus",
@@ -114,23 +116,26 @@ def load_lesson(data, future, *, first_year: int | None = None,
     return {"corpus": loaded.data, "truth": loaded.truth, "frame": frame, "first_year": first_year, "params": params}
 
 
-def fit_and_score(future, setup: dict, *, meteor_texts: int = 0, cache: bool = True):
+def fit_and_score(future, setup: dict, *, meteor_texts: int = 0, generation: dict | None = None, cache: bool = True):
     """``future.fit(setup["frame"], history=setup["corpus"])``, then ``future.score(meteor_texts=...)``
-    (one row per model in ``results_``; ``meteor_texts`` texts per model, in the paper's decoding, for
-    content METEOR and the copy rate, kept in ``generated_``). Returns the fitted model: with
-    ``cache``, memoised under ``setup["params"]`` (a warm cache loads the saved model, trains nothing)."""
+    (one row per model in ``results_``; ``meteor_texts`` texts per model for content METEOR and the copy
+    rate, kept in ``generated_``, in the paper's decoding or with ``generation``'s changes to it, e.g.
+    ``{"num_beams": 1}`` for plain sampling). Returns the fitted model: with ``cache``, memoised under
+    ``setup["params"]`` (a warm cache loads the saved model, trains nothing)."""
     from ..notebook import cached
     from .estimator import FutureTextModel
 
     def fit():
         future.fit(setup["frame"], history=setup["corpus"])
-        future.score(meteor_texts=meteor_texts)
+        future.score(meteor_texts=meteor_texts, generation=future.generation_settings(**(generation or {})))
         return future
 
     if not cache:
         return fit()
-    return cached("04_future_text", {**setup["params"], "meteor_texts": meteor_texts}, fit,
-                  save=FutureTextModel.save, load=FutureTextModel.load)
+    params = {**setup["params"], "meteor_texts": meteor_texts}
+    if generation:
+        params["generation"] = dict(generation)
+    return cached("04_future_text", params, fit, save=FutureTextModel.save, load=FutureTextModel.load)
 
 
 def describe_split(future) -> str:

@@ -97,7 +97,8 @@ def test_load_lesson_starts_acl_at_the_papers_first_year_and_refuses_an_unknown_
 def test_fit_and_score_fits_on_the_subset_with_the_whole_history_and_memoises_under_the_lessons_key(keys):
     calls = []
     future = SimpleNamespace(fit=lambda frame, history: calls.append(("fit", len(frame), len(history))),
-                             score=lambda meteor_texts: calls.append(("score", meteor_texts)))
+                             generation_settings=lambda **changes: changes,
+                             score=lambda meteor_texts, generation: calls.append(("score", meteor_texts, generation)))
     setup = {"frame": toy_frame()[:10], "corpus": toy_frame(), "params": {"data_fingerprint": ["a", "b"]}}
     assert lesson.fit_and_score(future, setup, meteor_texts=2) == "stored" and calls == []
     lesson.fit_and_score(future, setup)
@@ -105,7 +106,12 @@ def test_fit_and_score_fits_on_the_subset_with_the_whole_history_and_memoises_un
     del keys[-1]
     assert keys == [("04_future_text", {"data_fingerprint": ["a", "b"], "meteor_texts": 2})]
     assert lesson.fit_and_score(future, setup, meteor_texts=3, cache=False) is future
-    assert calls == [("fit", 10, 72), ("score", 3)]
+    assert calls == [("fit", 10, 72), ("score", 3, {})]
+    # a change to the decoding reaches score() and is part of the key
+    lesson.fit_and_score(future, setup, meteor_texts=3, generation={"num_beams": 1}, cache=False)
+    assert calls[-1] == ("score", 3, {"num_beams": 1})
+    lesson.fit_and_score(future, setup, meteor_texts=2, generation={"num_beams": 1})
+    assert keys[-1][1]["generation"] == {"num_beams": 1}
 
 
 def test_an_edited_file_is_trained_on_afresh(csv_data, keys):

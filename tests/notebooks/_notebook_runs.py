@@ -43,9 +43,16 @@ TIMINGS: dict[str, tuple[float, float]] = {}
 WIDGET_SECONDS: dict[str, float] = {}
 
 
+def notebook_param(path: Path):
+    """The pytest.param of one notebook, named by it; skipped, with the reason, when it reads the real
+    data folder and none is found here (tempo_analysis.notebook.missing_data_reason)."""
+    reason = nbk.missing_data_reason(path.stem)
+    return pytest.param(path, id=path.stem, marks=[pytest.mark.skip(reason=reason)] if reason else [])
+
+
 def notebook_params():
     """One pytest.param per notebooks/*.ipynb, with the notebook's name as the test id."""
-    return [pytest.param(path, id=path.stem) for path in NOTEBOOKS]
+    return [notebook_param(path) for path in NOTEBOOKS]
 
 
 class NotebookRuns:

@@ -112,6 +112,13 @@ MOVES: dict[str, list[Move]] = {
         Move("trend_injector(", "rise ×", "slider", 1.0, then="Inject trend", heavy=True, timeout_s=120),
         Move("trend_injector(", "last years", "slider", 0.0, then="Inject trend", heavy=True, timeout_s=120),
     ],
+    "05_real_text": [
+        Move("usage_viewer(", "word", "dropdown"),
+        Move("usage_viewer(", "sample seed", "text", "7"),
+        Move("scoring_whatif(rankers", "word", "dropdown"),
+        Move("scoring_whatif(rankers", "h (layers)", "slider", 0.0),
+        Move("scoring_whatif(rankers", "scorer", "dropdown"),
+    ],
 }
 
 
@@ -258,7 +265,8 @@ def _set(page, control, move: Move) -> float:
         return _drag_slider(page, control, float(move.value))
     if kind == "dropdown":
         select = control.locator("select")
-        options = select.locator("option").all_inner_texts()
+        # the options' text from the DOM: an unopened <select> renders no option, whose innerText is ""
+        options = select.evaluate("s => Array.from(s.options).map(o => o.text)")
         current = select.evaluate("s => s.options[s.selectedIndex] ? s.options[s.selectedIndex].text : ''")
         if move.value is None:
             others = [o for o in options if o != current]

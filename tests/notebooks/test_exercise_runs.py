@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import nbformat
 import pytest
-from _notebook_runs import NOTEBOOK_TIMEOUT, NOTEBOOKS, NOTEBOOKS_DIR
+from _notebook_runs import NOTEBOOK_TIMEOUT, NOTEBOOKS, NOTEBOOKS_DIR, notebook_param
 
 import notebook_exec as nbx
 
@@ -35,7 +35,7 @@ def _errors(cell) -> list:
     return [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
 
 
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in WITH_EXERCISES])
+@pytest.mark.parametrize("path", [notebook_param(p) for p in WITH_EXERCISES])
 def test_solutions_pass_and_the_student_version_fails(path, notebook_runs, tmp_path):
     solved = notebook_runs.get(path)
     assert solved.ok, f"{path.name} (with solutions) failed:\n" + "\n".join(solved.errors)

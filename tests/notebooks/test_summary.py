@@ -272,3 +272,24 @@ def test_stream_what_if_panel_responds_and_its_latency_is_recorded(notebook_runs
     v = _notebook_values(notebook_runs, STREAM_NOTEBOOK)
     assert v[f"ui.kernel_responds.{STREAM_NOTEBOOK}"] is True, "the what-if bars did not change when the gap moved"
     assert v[f"ui.kernel_latency_ms.{STREAM_NOTEBOOK}"] > 0
+
+
+# --- 05_real_text: the real-data lesson's keys (skipped without the real data folder) ---
+@pytest.mark.slow
+@pytest.mark.realdata
+def test_real_text_summary_keys(notebook_runs):
+    from tempo_analysis.notebook import missing_data_reason
+
+    reason = missing_data_reason("05_real_text")
+    if reason:
+        pytest.skip(reason)
+    v = _notebook_values(notebook_runs, "05_real_text")
+    top = [v[f"real.change_top5.{i}"] for i in range(5)]
+    assert v["real.change_top5"] == ", ".join(top) and len(set(top)) == 5
+    assert "pretraining" not in top                 # not found in 2000-2009: reported, never ranked
+    assert v["real.recovered_mode"] in ("walk", "flight", None)
+    assert 0 <= v["real.walk_share"] <= 1 and 0 <= v["real.expected_walk_share"] <= 1
+    assert -0.5 < v["real.content_ppl_gain"] < 0.5
+    for model in ("tempoformer_vectors", "control", "bilstm"):
+        assert 0 < v[f"real.stream_macro_f1.{model}"] <= 1
+    assert v["real.seconds"] > 0
