@@ -4,8 +4,9 @@ all-MiniLM-L6-v2 is a sentence-embedding model without an MLM head, and a head t
 frozen last layer barely beats the unigram prior. ``tempo_analysis/assets/minilm_mlm_adapter.safetensors``
 holds what turns it into a masked LM: low-rank (LoRA) updates of every linear layer of the body, a
 fresh MLM head transform, the output bias and a trained ``[MASK]`` embedding. It was trained once
-on CPU by ``scripts/train_mlm_adapter.py`` on general English text (Gutenberg, Inaugural, State of
-the Union, Switchboard, ACL abstracts; Brown held out). :func:`apply_adapter` merges it into the
+on CPU by ``scripts/train_mlm_adapter.py`` on text that no evaluation the project reports reads
+(:data:`ADAPTER_TEXT`: ACL abstracts of 2010-2014 and the Switchboard sample; the file's metadata
+records the rule). :func:`apply_adapter` merges it into the
 base weights, so the result is an ordinary ``BertForMaskedLM``: nothing downstream needs to know.
 
 :func:`mlm_eval` measures top-1 / top-5 on masked tokens of held-out text next to the unigram
@@ -27,9 +28,9 @@ import torch
 from torch import nn
 
 ASSET = Path(__file__).resolve().parent / "assets" / "minilm_mlm_adapter.safetensors"
-# sha256 of the shipped asset; checked on every load (a replaced or corrupt file fails loudly). Its header is
-# canonical (save_adapter); the same tensors were first shipped with an unsorted header, sha256 dbcae302...
-ASSET_SHA256 = "82778292809789f88ab1a25a257f272390edf64b1dcf64f06cfd3902adf80d30"
+# sha256 of the shipped asset (trained on ADAPTER_TEXT); checked on every load, so a replaced or corrupt file
+# fails loudly. save_adapter writes a canonical header, so the same tensors always give the same bytes.
+ASSET_SHA256 = "bd0cb0672f54c5550aa05f380375796b1adc669da1abd5409867b26ea27c54e2"
 LORA_TARGETS = ("attention.self.query", "attention.self.key", "attention.self.value",
                 "attention.output.dense", "intermediate.dense", "output.dense")
 
@@ -190,25 +191,48 @@ def save_adapter(path: str | Path, state: dict[str, torch.Tensor], cfg: AdapterC
 # --------------------------------------------------------------------------- text
 
 
-def general_text(root: str | Path, *, acl_years: tuple[int, ...] = (2015, 2016, 2017)) -> list[tuple[str, str]]:
-    """``(source, sentence)`` pairs of general English text from the shared data folder; Brown is never read.
+#: The adapter's training text, chosen so that no evaluation the project reports reads any of it:
+#: the pseudoword benchmark reads Brown, Gutenberg, Inaugural, State of the Union and ACL 2005; the
+#: masked-LM figure reads held-out Brown; the ACL runs read 2000-2009 and 2016-2021 (semantic change,
+#: diffusion, the future-text dev and test years). What is left: ACL abstracts of 2010-2014 and the
+#: Switchboard sample. ``tests/encoders/test_adapter_text.py`` checks this against the loaders' settings.
+ADAPTER_TEXT = {"acl_years": (2010, 2011, 2012, 2013, 2014), "nltk": ("switchboard",)}
 
-    ``root`` is the folder holding ``nltk_data/`` and ``acl_abstracts_by_year/``.
+
+def adapter_text_rule(acl_years=ADAPTER_TEXT["acl_years"], nltk=ADAPTER_TEXT["nltk"]) -> str:
+    """The training-text rule as one line, as the adapter file records it."""
+    return (f"acl_abstracts_by_year papers_{{{','.join(str(y) for y in acl_years)}}}.txt "
+            f"(abstracts, sentences of 4-60 words); nltk_data/corpora/{{{','.join(nltk)}}} (turns of >= 4 words)")
+
+
+def general_text(root: str | Path, *, acl_years: tuple[int, ...] = ADAPTER_TEXT["acl_years"],
+                 nltk: tuple[str, ...] = ADAPTER_TEXT["nltk"]) -> list[tuple[str, str]]:
+    """``(source, sentence)`` pairs of the adapter's training text from the shared data folder.
+
+    ``root`` is the folder holding ``nltk_data/`` and ``acl_abstracts_by_year/``. The defaults are
+    :data:`ADAPTER_TEXT`; ``nltk`` may also name ``gutenberg``, ``inaugural`` and ``state_union``
+    (the earlier adapter's text), never ``brown``. ``source`` is ``"switchboard"``, the NLTK corpus'
+    name, or ``"acl<year>"``.
     """
     import re
 
     from tempo_analysis.data.errors import DataPathError
     from tempo_analysis.data.loaders.nltk_corpora import _SENT_RE, read_gutenberg
 
+    unknown = sorted(set(nltk) - {"gutenberg", "inaugural", "state_union", "switchboard"})
+    if unknown:
+        raise ValueError(f"general_text(nltk=...): {unknown} is not a training source. Fix: choose from "
+                         "gutenberg, inaugural, state_union, switchboard (brown is the held-out evaluation text).")
     root = Path(root)
     corpora = root / "nltk_data" / "corpora"
-    if not corpora.is_dir():
+    if nltk and not corpora.is_dir():
         raise DataPathError(f"{corpora} does not exist. Fix: pass the shared data folder (holding nltk_data/).")
     out: list[tuple[str, str]] = []
-    for name in ("gutenberg", "inaugural", "state_union"):
-        out += [(name, s) for s in read_gutenberg(corpora / name)]
+    for name in nltk:
+        if name != "switchboard":
+            out += [(name, s) for s in read_gutenberg(corpora / name)]
     swb = corpora / "switchboard" / "transcript"
-    if swb.is_file():
+    if "switchboard" in nltk and swb.is_file():
         for line in swb.read_text(encoding="utf-8", errors="replace").splitlines():
             text = re.sub(r"^[AB]\.\d+:\s*", "", line).strip()
             if len(text.split()) >= 4:
@@ -218,7 +242,7 @@ def general_text(root: str | Path, *, acl_years: tuple[int, ...] = (2015, 2016, 
         f = acl / f"papers_{year}.txt"
         if f.is_file():
             for line in f.read_text(encoding="utf-8", errors="replace").splitlines():
-                out += [("acl", s.strip()) for s in _SENT_RE.split(" ".join(line.split()))
+                out += [(f"acl{year}", s.strip()) for s in _SENT_RE.split(" ".join(line.split()))
                         if 4 <= len(s.split()) <= 60]
     return out
 
@@ -322,7 +346,7 @@ def brown_mlm_eval(model, tokenizer, n_sentences: int = 200, *, seed: int = 0, r
 
 __all__ = ["ASSET", "ASSET_SHA256", "AdapterConfig", "AdapterNotAvailable", "LORA_TARGETS", "LoRALinear",
            "add_lora", "adapter_state", "apply_adapter", "brown_mlm_eval", "brown_sentences", "canonical_header",
-           "general_text", "load_adapter",
+           "general_text", "load_adapter", "ADAPTER_TEXT", "adapter_text_rule",
            "mask_positions", "merge_default_adapter", "mlm_eval", "save_adapter"]
 
 

@@ -146,17 +146,21 @@ def _fake_shared_data(root):
 
 def test_general_text_reads_every_source_but_brown_with_its_filters(tmp_path):
     root = _fake_shared_data(tmp_path)
-    got = general_text(root, acl_years=(2015, 2016, 2017))
+    got = general_text(root, acl_years=(2015, 2016, 2017), nltk=("gutenberg", "inaugural", "state_union", "switchboard"))
     by = {}
     for source, sentence in got:
         by.setdefault(source, []).append(sentence)
-    assert set(by) == {"gutenberg", "inaugural", "state_union", "switchboard", "acl"}      # never brown
+    assert set(by) == {"gutenberg", "inaugural", "state_union", "switchboard", "acl2015", "acl2017"}   # never brown
     assert by["gutenberg"] == ["The gutenberg book has a sentence here."]
     assert by["switchboard"] == ["well i think so too", "four words right here"]   # tags gone, < 4 words dropped
-    assert [s for s in by["acl"] if "parsing" in s] == ["We study parsing in 2015.", "We study parsing in 2017."]
-    assert sorted(len(s.split()) for s in by["acl"]) == [4, 4, 5, 5, 60, 60]           # 4..60 words kept
-    default = [s for source, s in general_text(root) if source == "acl"]               # years 2015-2017
-    assert [s for s in default if "parsing" in s] == ["We study parsing in 2015.", "We study parsing in 2017."]
+    assert [s for s in by["acl2015"] + by["acl2017"] if "parsing" in s] == ["We study parsing in 2015.",
+                                                                            "We study parsing in 2017."]
+    assert sorted(len(s.split()) for s in by["acl2015"] + by["acl2017"]) == [4, 4, 5, 5, 60, 60]   # 4..60 words kept
+    default = general_text(root)                                    # ADAPTER_TEXT: ACL 2010-2014 and Switchboard
+    assert {source for source, _ in default} == {"switchboard", "acl2014"}
+    assert [s for _, s in default if "parsing" in s] == ["We study parsing in 2014."]
+    with pytest.raises(ValueError, match="brown is the held-out evaluation text"):
+        general_text(root, nltk=("brown",))
 
 
 def test_brown_sentences_are_a_seeded_sample_without_repeats_in_corpus_order(tmp_path):
