@@ -103,9 +103,10 @@ class TempoFormerConfig(PreTrainedConfig):
         model_type = d.pop("model_type", "bert")
         for k in ("architectures", "transformers_version", "_name_or_path", "name_or_path"):
             d.pop(k, None)
+        attn = d.pop("_attn_implementation", None) or d.pop("attn_implementation", None)
         cfg = AutoConfig.for_model(model_type, **d)
-        if getattr(cfg, "_attn_implementation", None) is None:
-            cfg._attn_implementation = "sdpa"
+        # set after construction: some transformers releases drop it as a constructor keyword
+        cfg._attn_implementation = attn or getattr(cfg, "_attn_implementation", None) or "sdpa"
         return cfg
 
 
