@@ -3,7 +3,7 @@
     tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine \
         --model default --seed 0 --out ranks.tsv
     tempo-analysis semantic-change rank --data world --method temporal-attention --scorer cosine --samples 30 \
-        --no-zscore --head-steps 60 --time-lr 1e-2 --seed 0 --out ranks.tsv      (notebook 02's settings)
+        --no-zscore --head-steps 60 --time-lr 4e-2 --seed 0 --out ranks.tsv      (notebook 02's settings)
     tempo-analysis semantic-change rank --data pseudoword --method frequency --out freq.tsv   (no model)
 
 Writes ``word<TAB>score`` (most changed first; NaN for a word missing from a period; the first line is

@@ -183,3 +183,17 @@ def test_fit_stream_is_memoised_and_keeps_json_rows(monkeypatch, tmp_path):
     assert trained == ["te"] and again == first
     assert again["macro_f1"] == {"tempoformer_vectors": 0.5, "control": 0.5, "bilstm": 0.5}
     assert again["names"] == ["O", "IS"] and again["rows"][rt.STREAM_MODELS["bilstm"]]["summary"]["IS"]["f1"] == [0.25]
+
+
+def test_real_text_ranking_keeps_its_own_time_lr_and_otherwise_notebook_02s_settings():
+    # lesson 05's recorded numbers were measured at this time_lr; notebook 02's own value may move
+    from dataclasses import replace
+
+    from tempo_analysis.semantic_change.config import PRESETS, preset
+
+    cfg = rt.change_config("temporal-attention", samples=40, train_sentences=3000, seed=0)
+    nb = preset("notebook")
+    assert cfg.train.time_lr == rt.REAL_TEXT_TIME_LR == 1e-2
+    assert (cfg.scorer, cfg.zscore) == (PRESETS["cli"].scorer, PRESETS["cli"].zscore)
+    assert replace(cfg.train, time_lr=nb.train.time_lr, max_sentences=nb.train.max_sentences) == nb.train
+    assert rt.change_config("plain").train is None
