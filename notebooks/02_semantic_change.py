@@ -160,8 +160,7 @@ if probe_table is not None:
 # **One seed is one draw.** Nineteen words give a noisy Spearman, and a short post-training lands
 # differently from seed to seed. The recorded seed study reran this lesson's headline on five new
 # worlds: each seed plants a new world and also seeds the model. The settings were chosen on world
-# seeds 0–2 only, so the other seeds are a fair test. Read the mean and the spread, not one run. This
-# study was recorded with the earlier masked-LM adapter and time settings (see "What the evidence says").
+# seeds 0–2 only, so the other seeds are a fair test. Read the mean and the spread, not one run.
 
 # %%
 seed_study = recorded_seed_study("02")
@@ -174,7 +173,8 @@ print("recorded with:", seed_study["command"])
 # documents of Brown, Gutenberg, State of the Union, Inaugural and ACL abstracts split into two
 # periods at random, then a share *p* of a target's later usages replaced by a donor word's
 # sentences (the truth is *p*). It takes about 20 minutes per trained method on a 2-core CPU, so
-# here we show the recorded run (shipped with the library, with the command that reproduces it):
+# here we show the recorded run (shipped with the library, with the command that reproduces it; it
+# was made with an earlier masked-LM adapter and time settings):
 
 # %%
 study = recorded_study()
@@ -299,18 +299,14 @@ else:
 # %% [markdown]
 # **What the evidence says**
 #
-# At world seed 0 temporal attention ranks the 19 words with Spearman 0.88 against the planted change,
-# and its time-blind control nearly as well (0.82; plain MiniLM 0.62): each usage's own words carry
-# its sense, so on these usages the period adds little (+0.06 here, within the noise of 19 words). On
-# the probes, which read the same in both periods, only temporal attention ranks at all, and weakly
-# (0.21 at seed 0, while the control scores 0). The recorded seed study above and the pseudoword run
-# were made with the earlier masked-LM adapter and time settings; there temporal attention was level
-# with the control on the usages (0.94 at seeds 3 and 4), and its probe column fell below 0 at one
-# seed of five. The adapter this lesson loads read only text that no evaluation here uses (held-out
-# top-5 0.35 against 0.41), and its time settings were chosen again on world seeds 0–2. The paper reports Spearman
-# 0.520 on SemEval-2020 English with BERT-base, against 0.467 for the time token and 0.315 for averaged
-# embeddings without time; on real sentences with a planted change (the pseudoword benchmark) our run
-# finds no such gain (0.698 against 0.702 for the control), in line with what the usages show here.
+# At world seed 0 temporal attention ranks the 19 words with Spearman 0.88, and on five new worlds
+# (seeds 3–7) 0.76 to 0.87, while its time-blind control ranks as well or better (mean 0.86 against
+# 0.83), because each usage's own words carry its sense. On the probes, which read the same in both
+# periods, only temporal attention ranks at all: +0.24 on average over seeds 3–7, spread from 0.00 to
+# 0.50, a real but weak signal at this budget. The paper reports 0.520 on SemEval-2020 English with
+# BERT-base against 0.315 without time; on real sentences with a planted change (the pseudoword
+# benchmark, recorded with an earlier masked-LM adapter) our run finds no such gain (0.698 against
+# 0.702 for the control), in line with what the usages show here.
 
 # %% [markdown]
 # ## Exercises

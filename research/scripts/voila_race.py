@@ -32,6 +32,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--starts", type=int, default=5)
     ap.add_argument("--kernels", choices=sorted(KERNELS), default="make")
+    ap.add_argument("--reloads", type=int, default=1, help="reloads allowed for a page that shows no widgets")
     args = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="voila-race-"))
     env = {ENV_DATA: str(data_dir(ROOT)), nbk.ENV_CACHE: str(work / "cache"), nbk.ENV_SUMMARY: str(work / "s.json")}
@@ -40,17 +41,21 @@ def main() -> None:
         folder = work / f"start{start}"
         folder.mkdir()
         try:
-            done, log = app.drive_dashboard(app.NOTEBOOKS_DIR / "00_overview.ipynb", folder, env, KERNELS[args.kernels])
-            error = ""
+            drive = app.drive_dashboard(app.NOTEBOOKS_DIR / "00_overview.ipynb", folder, env, KERNELS[args.kernels],
+                                        reloads=args.reloads)
+            done, log, error = drive.done, drive.log, ""
+            reloads, second = drive.reloads, drive.second_moves
         except Exception as e:  # a page that never shows its widgets
             done, log, error = [], (folder / "voila.log").read_text(errors="replace"), f"{type(e).__name__}: {e}"[:200]
+            reloads, second = args.reloads, []
         row = {"start": start, "redrawn": sum(done), "moves": len(app.MOVES), "race": app.WEBSOCKET_RACE in log,
-               "error": error}
+               "reloads": reloads, "second_moves": second, "error": error}
         rows.append(row)
         print(json.dumps(row), flush=True)
     print(json.dumps({"kernels": args.kernels, "starts": args.starts,
                       "failed_starts": sum(r["redrawn"] < r["moves"] for r in rows),
-                      "races": sum(r["race"] for r in rows)}))
+                      "races": sum(r["race"] for r in rows), "reloads": sum(r["reloads"] for r in rows),
+                      "second_moves": sum(len(r["second_moves"]) for r in rows)}))
 
 
 if __name__ == "__main__":
